@@ -1,0 +1,17 @@
+// tessel/backend.hpp — what this build contains and which CPU path it runs.
+#pragma once
+#include <string>
+
+namespace tessel {
+
+// The backends compiled into this library, e.g. "cpu" or "cpu cuda".
+const char* built_backends();
+
+// The CPU instruction set the CPU backend uses: "avx512", "avx2" or "scalar".
+// It starts as the best the CPU supports, capped by the environment variable
+// TESSEL_CPU_ISA if set; set_cpu_isa() changes it (throws tessel::Error for a
+// name that is not one of those three, or an ISA this CPU lacks).
+const char* cpu_isa();
+void set_cpu_isa(const std::string& name);
+
+}  // namespace tessel

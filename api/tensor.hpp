@@ -1,0 +1,86 @@
+// tessel/tensor.hpp — non-owning tensor views, devices and streams.
+//
+// Contract: a tensor_view names memory it does not own: a pointer, an element
+// type, up to 4 dimensions with element (not byte) strides, and the device the
+// memory lives on. Strides may be any non-negative value, so row-major,
+// column-major and batched layouts are all views of the same kind. tessel checks
+// a view against the op's expectations and throws tessel::Error on a mismatch.
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include "tessel/core/element.hpp"
+
+namespace tessel {
+
+enum class device_kind : int { host = 0, cuda = 1, hip = 2 };
+
+inline const char* device_name(device_kind k) {
+  return k == device_kind::host ? "host" : k == device_kind::cuda ? "cuda" : "hip";
+}
+
+struct device {
+  device_kind kind = device_kind::host;
+  int index = 0;
+  static device host() { return {device_kind::host, 0}; }
+  static device cuda(int i = 0) { return {device_kind::cuda, i}; }
+  static device hip(int i = 0) { return {device_kind::hip, i}; }
+};
+
+inline constexpr int max_rank = 4;
+
+struct tensor_view {
+  void* data = nullptr;
+  dtype type = dtype::f32;
+  int rank = 0;
+  std::int64_t shape[max_rank] = {0, 0, 0, 0};
+  std::int64_t stride[max_rank] = {0, 0, 0, 0};  // in elements
+  device dev = device::host();
+
+  // A densely packed row-major view (last dimension contiguous).
+  static tensor_view contiguous(void* data, dtype type, std::initializer_list<std::int64_t> shape,
+                                device dev = device::host()) {
+    tensor_view v;
+    v.data = data;
+    v.type = type;
+    v.dev = dev;
+    v.rank = int(shape.size());  // a rank over max_rank is kept so that checks can refuse it
+    int i = 0;
+    for (std::int64_t s : shape)
+      if (i < max_rank) v.shape[i++] = s;
+    std::int64_t st = 1;
+    for (int d = (v.rank < max_rank ? v.rank : max_rank) - 1; d >= 0; --d) {
+      v.stride[d] = st;
+      st *= v.shape[d];
+    }
+    return v;
+  }
+  // The same view with strides given explicitly (elements).
+  static tensor_view strided(void* data, dtype type, std::initializer_list<std::int64_t> shape,
+                             std::initializer_list<std::int64_t> strides, device dev = device::host()) {
+    tensor_view v = contiguous(data, type, shape, dev);
+    int i = 0;
+    for (std::int64_t s : strides)
+      if (i < max_rank) v.stride[i++] = s;
+    return v;
+  }
+  std::int64_t numel() const {
+    std::int64_t n = 1;
+    for (int d = 0; d < rank && d < max_rank; ++d) n *= shape[d];
+    return n;
+  }
+};
+
+// A queue of work on one device. For cuda/hip, `native` is a cudaStream_t /
+// hipStream_t (nullptr: the default stream); tessel enqueues and returns
+// without waiting. For the CPU, work runs before the call returns, on at most
+// `threads` threads (0: oneTBB's default, all cores).
+struct stream {
+  void* native = nullptr;
+  int threads = 0;
+  static stream cpu(int threads = 0) { return {nullptr, threads}; }
+  static stream gpu(void* native) { return {native, 0}; }
+};
+
+}  // namespace tessel

@@ -1,0 +1,77 @@
+// tessel/cpu/launch.hpp — blocks and grid on the CPU: one block is one oneTBB task.
+//
+// A CPU block has one warp of one lane: the SIMD thread running the task. Its
+// shared arena is a buffer owned by the worker thread (reused across blocks),
+// so "shared tiles" are packed panels that stay in that core's L1/L2. sync() is
+// a no-op (one thread), shfl_xor the identity (one lane).
+#pragma once
+#include <cstddef>
+#include <cstdlib>
+#include <memory>
+
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "tessel/core/scope.hpp"
+
+namespace tessel::cpu {
+
+struct context {
+  int bx, gz, bz;
+  char* arena;
+  int block_x() const { return bx; }
+  int block_y() const { return 0; }
+  int block_z() const { return bz; }
+  int grid_z() const { return gz; }
+  int warp() const { return 0; }
+  int lane() const { return 0; }
+  int thread() const { return 0; }
+  int threads() const { return 1; }
+  void sync() const {}
+  float shfl_xor(float v, int) const { return v; }
+  char* smem() const { return arena; }
+};
+
+struct aligned_free {
+  void operator()(char* p) const { std::free(p); }
+};
+
+// A growable 64-byte-aligned buffer, one per worker thread.
+struct arena_buffer {
+  std::unique_ptr<char, aligned_free> data;
+  std::size_t size = 0;
+  char* get(std::size_t bytes) {
+    if (bytes > size) {
+      const std::size_t rounded = (bytes + 63) / 64 * 64;
+      data.reset(static_cast<char*>(std::aligned_alloc(64, rounded)));
+      if (!data) throw std::bad_alloc();
+      size = rounded;
+    }
+    return data.get();
+  }
+};
+
+// Runs Kernel::run(ctx, params) for every block of the launch, on at most
+// `threads` threads (0: all). Returns when every block is done.
+template <class Kernel, class Params> void launch(const launch_shape& shape, const Params& params, int threads) {
+  const long blocks = long(shape.grid_x) * shape.grid_z;
+  if (blocks == 0) return;
+  tbb::enumerable_thread_specific<arena_buffer> arenas;
+  auto body = [&](const tbb::blocked_range<long>& range) {
+    char* arena = arenas.local().get(std::size_t(shape.smem_bytes) + 64);
+    for (long b = range.begin(); b != range.end(); ++b) {
+      context ctx{int(b % shape.grid_x), shape.grid_z, int(b / shape.grid_x), arena};
+      Kernel::run(ctx, params);
+    }
+  };
+  if (threads > 0) {
+    tbb::task_arena arena(threads);
+    arena.execute([&] { tbb::parallel_for(tbb::blocked_range<long>(0, blocks, 1), body); });
+  } else {
+    tbb::parallel_for(tbb::blocked_range<long>(0, blocks, 1), body);
+  }
+}
+
+}  // namespace tessel::cpu

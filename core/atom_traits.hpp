@@ -1,0 +1,80 @@
+// tessel/core/atom_traits.hpp — the contract every matrix atom fills.
+//
+// An atom is one matrix instruction (or the scalar stand-in for one): it
+// computes C[M×N] += A[M×K] · B[K×N] with `lanes` threads cooperating, each lane
+// holding a fixed slice of each operand in a small array of values (its
+// fragment). A backend describes an atom by a struct with these members:
+//
+//   using a_type, b_type, c_type;          element types of the operands
+//   static constexpr int M, N, K;          the instruction's shape
+//   static constexpr int lanes;            lanes executing it together (32, 64, 1, ...)
+//   static constexpr int a_values, b_values, c_values;   fragment sizes per lane
+//   static constexpr coord a_coord(int lane, int v);     (lane, value) -> (m, k)
+//   static constexpr coord b_coord(int lane, int v);     (lane, value) -> (k, n)
+//   static constexpr coord c_coord(int lane, int v);     (lane, value) -> (m, n)
+//   static void mma(c_type (&c)[c_values], const a_type (&a)[a_values],
+//                   const b_type (&b)[b_values]);        the instruction itself
+//                   (host+device, or device only: see TESSEL_*)
+//   static constexpr int c_row_xor[]; c_row_xor_count    lane-index xor masks that
+//                   reach every other lane holding values of the same C row
+//   static constexpr int c_col_xor[]; c_col_xor_count    ... of the same C column
+//
+// The coordinate maps are constexpr and host-callable, so layouts are tested on
+// the host (including a wavefront emulated on the CPU) with no GPU present.
+// Register tiles, their loads, stores and reductions are derived from these maps
+// alone; a backend may add faster paths (ldmatrix, SIMD) that must agree with them.
+#pragma once
+#include "tessel/core/config.hpp"
+
+namespace tessel {
+
+struct coord {
+  int row;
+  int col;
+};
+
+// Which operand of an atom a register tile holds.
+enum class operand { a, b, c };
+
+// The geometry of one operand of an atom: its tile shape and its lane map.
+template <class Atom, operand Role> struct operand_geometry;
+
+template <class Atom> struct operand_geometry<Atom, operand::a> {
+  using type = typename Atom::a_type;
+  static constexpr int rows = Atom::M, cols = Atom::K, values = Atom::a_values;
+  TESSEL_HOST_DEVICE static constexpr coord at(int lane, int v) { return Atom::a_coord(lane, v); }
+};
+template <class Atom> struct operand_geometry<Atom, operand::b> {
+  using type = typename Atom::b_type;
+  static constexpr int rows = Atom::K, cols = Atom::N, values = Atom::b_values;
+  TESSEL_HOST_DEVICE static constexpr coord at(int lane, int v) { return Atom::b_coord(lane, v); }
+};
+template <class Atom> struct operand_geometry<Atom, operand::c> {
+  using type = typename Atom::c_type;
+  static constexpr int rows = Atom::M, cols = Atom::N, values = Atom::c_values;
+  TESSEL_HOST_DEVICE static constexpr coord at(int lane, int v) { return Atom::c_coord(lane, v); }
+};
+
+// Checks, at compile time, that an atom's map covers its operand tile: every
+// element held by some (lane, value), none outside, and — when `exactly_once` —
+// none held twice. C must be covered exactly once; A and B may be replicated
+// across lanes (a scalar atom broadcasts B to every lane).
+template <class Atom, operand Role> constexpr bool covers(bool exactly_once) {
+  using G = operand_geometry<Atom, Role>;
+  int count[G::rows * G::cols] = {};
+  for (int l = 0; l < Atom::lanes; ++l)
+    for (int v = 0; v < G::values; ++v) {
+      const coord x = G::at(l, v);
+      if (x.row < 0 || x.row >= G::rows || x.col < 0 || x.col >= G::cols) return false;
+      ++count[x.row * G::cols + x.col];
+    }
+  for (int e = 0; e < G::rows * G::cols; ++e)
+    if (count[e] == 0 || (exactly_once && count[e] != 1)) return false;
+  return true;
+}
+
+template <class Atom> constexpr bool valid_atom() {
+  return covers<Atom, operand::a>(false) && covers<Atom, operand::b>(false) && covers<Atom, operand::c>(true);
+}
+
+}  // namespace tessel

@@ -1,0 +1,190 @@
+// tessel/core/tile_ops.hpp — the tile operations, derived from the atom maps alone.
+//
+// These are the portable definitions: every backend gets them by inheriting
+// `generic_tile_ops` in its policy, and every backend-specific fast path (a
+// cp.async copy, an ldmatrix load, a SIMD micro-kernel) must compute exactly
+// what the generic one computes — the tests hold them to it.
+//
+// Scopes: `load(ctx, st, gmatrix, ...)` and `store(ctx, gmatrix, st, ...)` are
+// block-scope (all threads of the block take part); the register-tile ops are
+// warp-scope: each lane acts on its own fragment, `ctx.lane()` says which.
+#pragma once
+#include "tessel/core/global_tile.hpp"
+#include "tessel/core/register_tile.hpp"
+#include "tessel/core/shared_tile.hpp"
+
+namespace tessel {
+
+struct generic_tile_ops {
+  // ---- global <-> shared (block scope) --------------------------------------
+  // dst(r, c) = src(row0 + r, col0 + c), converted to dst's type; 0 outside src.
+  // Threads walk src's contiguous dimension fastest so global reads coalesce.
+  template <class Ctx, class TD, class L, class TS>
+  TESSEL_HOST_DEVICE static void load(Ctx& ctx, st<TD, L> dst, const gmatrix<TS>& src, int row0, int col0) {
+    constexpr int R = L::rows, C = L::cols;
+    const bool by_row = src.row_contiguous();
+    for (int idx = ctx.thread(); idx < R * C; idx += ctx.threads()) {
+      const int r = by_row ? idx / C : idx % R;
+      const int c = by_row ? idx % C : idx / R;
+      dst.at(r, c) = convert<TD>(src.get(row0 + r, col0 + c));
+    }
+  }
+  // Completion of loads: generic loads are synchronous, so these only keep the
+  // pipeline shape of asynchronous backends.
+  TESSEL_HOST_DEVICE static void commit() {}
+  template <int Pending> TESSEL_HOST_DEVICE static void wait() {}
+
+  // ---- shared -> register (warp scope) --------------------------------------
+  // dst = src[row0 : row0 + dst.rows, col0 : col0 + dst.cols]
+  template <class Ctx, class Atom, operand Role, int TR, int TC, class TS, class L>
+  TESSEL_HOST_DEVICE static void load(Ctx& ctx, rt<Atom, Role, TR, TC>& dst, st<TS, L> src, int row0, int col0) {
+    using Tile = rt<Atom, Role, TR, TC>;
+    const int lane = ctx.lane();
+    TESSEL_UNROLL for (int i = 0; i < TR; ++i)
+      TESSEL_UNROLL for (int j = 0; j < TC; ++j)
+        TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) {
+          const coord x = Tile::where(lane, i, j, v);
+          dst.frag[i][j][v] = convert<typename Tile::value_type>(to_float(src.at(row0 + x.row, col0 + x.col)));
+        }
+  }
+
+  // ---- register tiles (warp scope) ------------------------------------------
+  template <class Tile> TESSEL_HOST_DEVICE static void zero(Tile& t) {
+    TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
+      TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
+        TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) t.frag[i][j][v] = convert<typename Tile::value_type>(0.0f);
+  }
+  // t(r, c) = f(t(r, c), r, c) for every element this lane holds.
+  template <class Ctx, class Tile, class F> TESSEL_HOST_DEVICE static void map(Ctx& ctx, Tile& t, F f) {
+    const int lane = ctx.lane();
+    TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
+      TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
+        TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) {
+          const coord x = Tile::where(lane, i, j, v);
+          t.frag[i][j][v] = f(t.frag[i][j][v], x.row, x.col);
+        }
+  }
+
+  // C += A · B on register tiles: one atom instruction per (i, j, k) sub-tile.
+  template <class Atom, int TM, int TN, int TK>
+  TESSEL_HOST_DEVICE static void mma(rt<Atom, operand::c, TM, TN>& c, const rt<Atom, operand::a, TM, TK>& a,
+                                     const rt<Atom, operand::b, TK, TN>& b) {
+    TESSEL_UNROLL for (int k = 0; k < TK; ++k)
+      TESSEL_UNROLL for (int i = 0; i < TM; ++i)
+        TESSEL_UNROLL for (int j = 0; j < TN; ++j) Atom::mma(c.frag[i][j], a.frag[i][k], b.frag[k][j]);
+  }
+
+  // C += A · B with A and B in shared memory: A is rows [a_row0, +C.rows) of an
+  // M×K shared tile, B columns [b_col0, +C.cols) of a K×N one; the whole K of
+  // the shared tiles is consumed, one atom-K slice at a time. The transposed
+  // variants (AᵀB, ABᵀ, AᵀBᵀ) are the same call on `.transposed()` views.
+  template <class Ctx, class Atom, int TM, int TN, class TA, class LA, class TB, class LB>
+  TESSEL_HOST_DEVICE static void mma(Ctx& ctx, rt<Atom, operand::c, TM, TN>& c, st<TA, LA> a, st<TB, LB> b,
+                                     int a_row0, int b_col0) {
+    static_assert(LA::cols == LB::rows, "mma: A's K (columns) must equal B's K (rows)");
+    static_assert(LA::cols % Atom::K == 0, "mma: K of the shared tiles must be a multiple of the atom's K");
+    TESSEL_UNROLL for (int k0 = 0; k0 < LA::cols; k0 += Atom::K) {
+      rt<Atom, operand::a, TM, 1> fa;
+      rt<Atom, operand::b, 1, TN> fb;
+      load(ctx, fa, a, a_row0, k0);
+      load(ctx, fb, b, k0, b_col0);
+      mma(c, fa, fb);
+    }
+  }
+
+  // ---- register -> global (warp scope): the epilogue ---------------------------
+  // dst(row0 + r, col0 + c) = alpha · t(r, c) + beta · dst(...), for the
+  // elements inside dst only; dst is not read when beta == 0.
+  template <class Ctx, class Tile, class TD>
+  TESSEL_HOST_DEVICE static void store(Ctx& ctx, const gmatrix<TD>& dst, const Tile& t, int row0, int col0, float alpha,
+                                       float beta) {
+    const int lane = ctx.lane();
+    TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
+      TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
+        TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) {
+          const coord x = Tile::where(lane, i, j, v);
+          const int r = row0 + x.row, col = col0 + x.col;
+          if (!dst.contains(r, col)) continue;
+          TD* p = dst.addr(r, col);
+          float out = alpha * to_float(t.frag[i][j][v]);
+          if (beta != 0.0f) out += beta * to_float(*p);
+          *p = convert<TD>(out);
+        }
+  }
+  // register -> shared (warp scope), plain copy with conversion.
+  template <class Ctx, class Tile, class TD, class L>
+  TESSEL_HOST_DEVICE static void store(Ctx& ctx, st<TD, L> dst, const Tile& t, int row0, int col0) {
+    const int lane = ctx.lane();
+    TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
+      TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
+        TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) {
+          const coord x = Tile::where(lane, i, j, v);
+          dst.at(row0 + x.row, col0 + x.col) = convert<TD>(to_float(t.frag[i][j][v]));
+        }
+  }
+
+  // ---- reductions and broadcasts over C tiles (warp scope) --------------------
+  // out[i][v] = op over the columns of row where(lane, i, ·, v).row. Each lane
+  // folds its own values, then combines with the lanes the atom names in
+  // c_row_xor (lanes holding other columns of the same rows).
+  template <class Ctx, class Tile, class Op>
+  TESSEL_HOST_DEVICE static void row_reduce(Ctx& ctx, col_vector<Tile>& out, const Tile& t, Op op) {
+    using Atom = typename Tile::atom;
+    const int lane = ctx.lane();
+    TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
+      TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) {
+        const int row = Tile::where(lane, i, 0, v).row;
+        float acc = to_float(t.frag[i][0][v]);
+        bool first = true;
+        TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
+          TESSEL_UNROLL for (int w = 0; w < Tile::values; ++w)
+            if (Tile::where(lane, i, j, w).row == row) {
+              acc = first ? to_float(t.frag[i][j][w]) : op(acc, to_float(t.frag[i][j][w]));
+              first = false;
+            }
+        TESSEL_UNROLL for (int s = 0; s < Atom::c_row_xor_count; ++s) acc = op(acc, ctx.shfl_xor(acc, Atom::c_row_xor[s]));
+        out.value[i][v] = acc;
+      }
+  }
+  // out[j][v] = op over the rows of column where(lane, ·, j, v).col.
+  template <class Ctx, class Tile, class Op>
+  TESSEL_HOST_DEVICE static void col_reduce(Ctx& ctx, row_vector<Tile>& out, const Tile& t, Op op) {
+    using Atom = typename Tile::atom;
+    const int lane = ctx.lane();
+    TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
+      TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) {
+        const int col = Tile::where(lane, 0, j, v).col;
+        float acc = 0.0f;
+        bool first = true;
+        TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
+          TESSEL_UNROLL for (int w = 0; w < Tile::values; ++w)
+            if (Tile::where(lane, i, j, w).col == col) {
+              acc = first ? to_float(t.frag[i][j][w]) : op(acc, to_float(t.frag[i][j][w]));
+              first = false;
+            }
+        TESSEL_UNROLL for (int s = 0; s < Atom::c_col_xor_count; ++s) acc = op(acc, ctx.shfl_xor(acc, Atom::c_col_xor[s]));
+        out.value[j][v] = acc;
+      }
+  }
+  // t(r, c) = f(t(r, c), vec[r]) — a column vector broadcast along each row.
+  template <class Tile, class F> TESSEL_HOST_DEVICE static void broadcast_rows(Tile& t, const col_vector<Tile>& vec, F f) {
+    TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
+      TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
+        TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) t.frag[i][j][v] = f(t.frag[i][j][v], row_entry(vec, i, v));
+  }
+  // t(r, c) = f(t(r, c), vec[c]) — a row vector broadcast down each column.
+  template <class Tile, class F> TESSEL_HOST_DEVICE static void broadcast_cols(Tile& t, const row_vector<Tile>& vec, F f) {
+    TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
+      TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
+        TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) t.frag[i][j][v] = f(t.frag[i][j][v], vec.value[j][v]);
+  }
+
+ private:
+  // The vector entry for value v of sub-tile row i: reduce() stored one per
+  // (i, v), and every v of a lane that shares a row got the same result.
+  template <class Tile> TESSEL_HOST_DEVICE static float row_entry(const col_vector<Tile>& vec, int i, int v) {
+    return vec.value[i][v];
+  }
+};
+
+}  // namespace tessel
