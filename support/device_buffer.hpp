@@ -1,0 +1,39 @@
+// support/device_buffer.hpp — memory on the built backend's device, for tests and tools.
+//
+// Not part of the public API. default_device() is cuda:0 / hip:0 in a GPU
+// build and the host otherwise; device_available() is false when the build
+// targets a GPU that this machine does not have (tests then skip, loudly).
+// Every GPU call's status is checked; a failure throws std::runtime_error
+// naming the call.
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "tessel/tensor.hpp"
+
+namespace tessel::support {
+
+device default_device();
+bool device_available();
+std::string device_description();  // e.g. "NVIDIA H100 80GB HBM3, driver 13000" or "host CPU"
+void synchronize(const device& dev);
+
+class device_buffer {
+ public:
+  device_buffer(const device& dev, std::size_t bytes);
+  ~device_buffer();
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  void* data() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+  const device& where() const { return dev_; }
+  void upload(const void* host, std::size_t bytes, std::size_t offset = 0);
+  void download(void* host, std::size_t bytes, std::size_t offset = 0) const;
+
+ private:
+  device dev_;
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+}  // namespace tessel::support

@@ -1,0 +1,60 @@
+// support/device_buffer_cuda — device_buffer on the cuda device (host memory for host views).
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "device_buffer.hpp"
+
+namespace tessel::support {
+namespace {
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + " failed: " + cudaGetErrorString(e));
+}
+}  // namespace
+
+device default_device() { return device::cuda(0); }
+
+bool device_available() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+std::string device_description() {
+  if (!device_available()) return "no cuda device";
+  cudaDeviceProp_t prop;
+  check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  int driver = 0;
+  check(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
+  return std::string(prop.name) + ", driver API " + std::to_string(driver);
+}
+
+void synchronize(const device& dev) {
+  if (dev.kind != device_kind::host) check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+}
+
+device_buffer::device_buffer(const device& dev, std::size_t bytes) : dev_(dev), bytes_(bytes) {
+  if (dev.kind == device_kind::host) {
+    ptr_ = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+    if (!ptr_) throw std::bad_alloc();
+  } else {
+    check(cudaMalloc(&ptr_, bytes ? bytes : 1), "cudaMalloc");
+  }
+}
+device_buffer::~device_buffer() {
+  if (dev_.kind == device_kind::host) std::free(ptr_);
+  else (void)cudaFree(ptr_);
+}
+void device_buffer::upload(const void* host, std::size_t bytes, std::size_t offset) {
+  if (dev_.kind == device_kind::host) std::memcpy(static_cast<char*>(ptr_) + offset, host, bytes);
+  else check(cudaMemcpy(static_cast<char*>(ptr_) + offset, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy H2D");
+}
+void device_buffer::download(void* host, std::size_t bytes, std::size_t offset) const {
+  if (dev_.kind == device_kind::host) std::memcpy(host, static_cast<const char*>(ptr_) + offset, bytes);
+  else check(cudaMemcpy(host, static_cast<const char*>(ptr_) + offset, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+}
+
+}  // namespace tessel::support

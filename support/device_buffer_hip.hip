@@ -1,0 +1,60 @@
+// support/device_buffer_hip — device_buffer on the hip device (host memory for host views).
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include <hip/hip_runtime.h>
+
+#include "device_buffer.hpp"
+
+namespace tessel::support {
+namespace {
+void check(hipError_t e, const char* what) {
+  if (e != hipSuccess) throw std::runtime_error(std::string(what) + " failed: " + hipGetErrorString(e));
+}
+}  // namespace
+
+device default_device() { return device::hip(0); }
+
+bool device_available() {
+  int n = 0;
+  return hipGetDeviceCount(&n) == hipSuccess && n > 0;
+}
+
+std::string device_description() {
+  if (!device_available()) return "no hip device";
+  hipDeviceProp_t prop;
+  check(hipGetDeviceProperties(&prop, 0), "hipGetDeviceProperties");
+  int driver = 0;
+  check(hipDriverGetVersion(&driver), "hipDriverGetVersion");
+  return std::string(prop.name) + ", driver API " + std::to_string(driver);
+}
+
+void synchronize(const device& dev) {
+  if (dev.kind != device_kind::host) check(hipDeviceSynchronize(), "hipDeviceSynchronize");
+}
+
+device_buffer::device_buffer(const device& dev, std::size_t bytes) : dev_(dev), bytes_(bytes) {
+  if (dev.kind == device_kind::host) {
+    ptr_ = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
+    if (!ptr_) throw std::bad_alloc();
+  } else {
+    check(hipMalloc(&ptr_, bytes ? bytes : 1), "hipMalloc");
+  }
+}
+device_buffer::~device_buffer() {
+  if (dev_.kind == device_kind::host) std::free(ptr_);
+  else (void)hipFree(ptr_);
+}
+void device_buffer::upload(const void* host, std::size_t bytes, std::size_t offset) {
+  if (dev_.kind == device_kind::host) std::memcpy(static_cast<char*>(ptr_) + offset, host, bytes);
+  else check(hipMemcpy(static_cast<char*>(ptr_) + offset, host, bytes, hipMemcpyHostToDevice), "hipMemcpy H2D");
+}
+void device_buffer::download(void* host, std::size_t bytes, std::size_t offset) const {
+  if (dev_.kind == device_kind::host) std::memcpy(host, static_cast<const char*>(ptr_) + offset, bytes);
+  else check(hipMemcpy(host, static_cast<const char*>(ptr_) + offset, bytes, hipMemcpyDeviceToHost), "hipMemcpy D2H");
+}
+
+}  // namespace tessel::support
