@@ -1,0 +1,221 @@
+// tests/bodies/tile_ops_body.hpp — the tile operations on one backend, one atom at a time.
+//
+// Included by a generated translation unit after a category header
+// (tests/category/<backend>.hpp) that defines, in tessel::test::backend:
+//   run_kernel<Kernel>(launch_shape, params)   launch + wait on the backend
+//   device dev(); bool available();            where the kernels run
+//   using tile_configs = ::testing::Types<tile_config<Policy, Atom>, ...>;
+//   const char* name;                           for test names
+// Each test moves random data global -> shared -> register tiles through the
+// policy's own load/mma/reduce/store and checks it on the host in float64.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "device_buffer.hpp"
+#include "host_tensor.hpp"
+#include "seed.hpp"
+#include "tessel/core/tile_ops.hpp"
+
+namespace tessel::test {
+
+template <class Policy, class Atom> struct tile_config {
+  using policy = Policy;
+  using atom = Atom;
+};
+
+// A dense row-major matrix of floats on the backend's device.
+struct device_matrix {
+  int rows, cols;
+  support::device_buffer buf;
+  std::vector<float> host;
+  device_matrix(int r, int c) : rows(r), cols(c), buf(backend::dev(), sizeof(float) * r * c + 64), host(std::size_t(r) * c) {}
+  gmatrix<float> view() { return {static_cast<float*>(buf.data()), rows, cols, cols, 1, false}; }
+  void upload() { buf.upload(host.data(), host.size() * sizeof(float)); }
+  void download() { buf.download(host.data(), host.size() * sizeof(float)); }
+  double at(int r, int c) const { return host[std::size_t(r) * cols + c]; }
+};
+
+// Random values exactly representable in T (the atom's input type).
+template <class T> void fill_exact(std::vector<float>& v, std::mt19937_64& rng) {
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (float& x : v) x = to_float(convert<T>(u(rng)));
+}
+inline void poison(std::vector<float>& v) { std::fill(v.begin(), v.end(), std::nanf("")); }
+
+// ---- kernels (one warp; every op is the policy's) ---------------------------
+
+template <class P, class Tile> struct round_trip_kernel {
+  struct params { gmatrix<float> in, out; };
+  using smem_tile = st<float, row_major<Tile::rows, Tile::cols>>;
+  template <class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params& p) {
+    smem_tile s{reinterpret_cast<float*>(ctx.smem())};
+    P::load(ctx, s, p.in, 0, 0);
+    P::commit();
+    P::template wait<0>();
+    ctx.sync();
+    Tile t;
+    P::load(ctx, t, s, 0, 0);
+    P::store(ctx, p.out, t, 0, 0, 1.0f, 0.0f);
+  }
+};
+
+template <class P, class Atom, int TM, int TN, int TK> struct mma_kernel {
+  struct params { gmatrix<float> a, b, c; };
+  using ta = rt<Atom, operand::a, TM, TK>;
+  using tb = rt<Atom, operand::b, TK, TN>;
+  using tc = rt<Atom, operand::c, TM, TN>;
+  using sa = st<float, row_major<ta::rows, ta::cols>>;
+  using sb = st<float, row_major<tb::rows, tb::cols>>;
+  static constexpr int smem_bytes = int(smem_allocator::bytes_for<sa, sb>());
+  template <class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params& p) {
+    smem_allocator alloc{ctx.smem()};
+    sa s_a = alloc.take<sa>();
+    sb s_b = alloc.take<sb>();
+    P::load(ctx, s_a, p.a, 0, 0);
+    P::load(ctx, s_b, p.b, 0, 0);
+    P::commit();
+    P::template wait<0>();
+    ctx.sync();
+    ta a;
+    tb b;
+    tc c;
+    P::load(ctx, a, s_a, 0, 0);
+    P::load(ctx, b, s_b, 0, 0);
+    P::zero(c);
+    P::mma(c, a, b);
+    P::store(ctx, p.c, c, 0, 0, 1.0f, 0.0f);
+  }
+};
+
+// Row max and column sum of a C tile, and the tile minus its row max.
+template <class P, class Tile> struct reduce_kernel {
+  struct params { gmatrix<float> in, row_max, col_sum, centred; };
+  using smem_tile = st<float, row_major<Tile::rows, Tile::cols>>;
+  template <class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params& p) {
+    smem_tile s{reinterpret_cast<float*>(ctx.smem())};
+    P::load(ctx, s, p.in, 0, 0);
+    P::commit();
+    P::template wait<0>();
+    ctx.sync();
+    Tile t;
+    P::load(ctx, t, s, 0, 0);
+    col_vector<Tile> mx;
+    row_vector<Tile> sum;
+    P::row_reduce(ctx, mx, t, [](float x, float y) { return x > y ? x : y; });
+    P::col_reduce(ctx, sum, t, [](float x, float y) { return x + y; });
+    const int lane = ctx.lane();
+    for (int i = 0; i < Tile::tiles_r; ++i)
+      for (int v = 0; v < Tile::values; ++v) *p.row_max.addr(Tile::where(lane, i, 0, v).row, 0) = mx.value[i][v];
+    for (int j = 0; j < Tile::tiles_c; ++j)
+      for (int v = 0; v < Tile::values; ++v) *p.col_sum.addr(0, Tile::where(lane, 0, j, v).col) = sum.value[j][v];
+    P::broadcast_rows(t, mx, [](float x, float m) { return x - m; });
+    P::store(ctx, p.centred, t, 0, 0, 1.0f, 0.0f);
+  }
+};
+
+// ---- tests --------------------------------------------------------------------
+
+template <class Config> class TileOps : public ::testing::Test {};
+TYPED_TEST_SUITE_P(TileOps);
+
+TYPED_TEST_P(TileOps, RegisterTilesRoundTripThroughTheAtomMaps) {
+  if (!backend::available()) GTEST_SKIP() << "no device for backend " << backend::name;
+  using P = typename TypeParam::policy;
+  using Atom = typename TypeParam::atom;
+  std::mt19937_64 rng(case_seed(std::string("tile-roundtrip-") + backend::name));
+  auto check = [&](auto tile) {
+    using Tile = decltype(tile);
+    using K = round_trip_kernel<P, Tile>;
+    device_matrix in(Tile::rows, Tile::cols), out(Tile::rows, Tile::cols);
+    fill_exact<typename Tile::value_type>(in.host, rng);
+    poison(out.host);
+    in.upload();
+    out.upload();
+    launch_shape s;
+    s.warps = 1;
+    s.smem_bytes = int(sizeof(float)) * Tile::rows * Tile::cols;
+    backend::run_kernel<K>(s, typename K::params{in.view(), out.view()});
+    out.download();
+    for (int r = 0; r < Tile::rows; ++r)
+      for (int c = 0; c < Tile::cols; ++c)
+        ASSERT_EQ(out.at(r, c), in.at(r, c)) << "role tile " << Tile::rows << "x" << Tile::cols << " at " << r << "," << c;
+  };
+  check(rt<Atom, operand::a, 2, 2>{});
+  check(rt<Atom, operand::b, 2, 2>{});
+  check(rt<Atom, operand::c, 2, 2>{});
+}
+
+TYPED_TEST_P(TileOps, MmaOnRegisterTilesMatchesFloat64) {
+  if (!backend::available()) GTEST_SKIP() << "no device for backend " << backend::name;
+  using P = typename TypeParam::policy;
+  using Atom = typename TypeParam::atom;
+  using K = mma_kernel<P, Atom, 2, 2, 3>;
+  std::mt19937_64 rng(case_seed(std::string("tile-mma-") + backend::name));
+  device_matrix a(K::ta::rows, K::ta::cols), b(K::tb::rows, K::tb::cols), c(K::tc::rows, K::tc::cols);
+  fill_exact<typename Atom::a_type>(a.host, rng);
+  fill_exact<typename Atom::b_type>(b.host, rng);
+  poison(c.host);
+  a.upload();
+  b.upload();
+  c.upload();
+  launch_shape s;
+  s.warps = 1;
+  s.smem_bytes = K::smem_bytes;
+  backend::run_kernel<K>(s, typename K::params{a.view(), b.view(), c.view()});
+  c.download();
+  double num = 0, den = 0;
+  for (int i = 0; i < c.rows; ++i)
+    for (int j = 0; j < c.cols; ++j) {
+      double ref = 0;
+      for (int k = 0; k < a.cols; ++k) ref += a.at(i, k) * b.at(k, j);
+      ASSERT_TRUE(std::isfinite(c.at(i, j))) << "C(" << i << "," << j << ") not written";
+      num += (c.at(i, j) - ref) * (c.at(i, j) - ref);
+      den += ref * ref;
+    }
+  EXPECT_LT(std::sqrt(num / den), 1e-6);
+}
+
+TYPED_TEST_P(TileOps, RowAndColumnReductionsAndBroadcast) {
+  if (!backend::available()) GTEST_SKIP() << "no device for backend " << backend::name;
+  using P = typename TypeParam::policy;
+  using Tile = rt<typename TypeParam::atom, operand::c, 2, 2>;
+  using K = reduce_kernel<P, Tile>;
+  std::mt19937_64 rng(case_seed(std::string("tile-reduce-") + backend::name));
+  device_matrix in(Tile::rows, Tile::cols), mx(Tile::rows, 1), sum(1, Tile::cols), centred(Tile::rows, Tile::cols);
+  fill_exact<float>(in.host, rng);
+  poison(mx.host);
+  poison(sum.host);
+  poison(centred.host);
+  in.upload();
+  mx.upload();
+  sum.upload();
+  centred.upload();
+  launch_shape s;
+  s.warps = 1;
+  s.smem_bytes = int(sizeof(float)) * Tile::rows * Tile::cols;
+  backend::run_kernel<K>(s, typename K::params{in.view(), mx.view(), sum.view(), centred.view()});
+  mx.download();
+  sum.download();
+  centred.download();
+  for (int r = 0; r < Tile::rows; ++r) {
+    double m = -INFINITY;
+    for (int c = 0; c < Tile::cols; ++c) m = std::max(m, in.at(r, c));
+    ASSERT_EQ(mx.at(r, 0), m) << "row max of row " << r;
+    for (int c = 0; c < Tile::cols; ++c) ASSERT_EQ(centred.at(r, c), double(float(in.at(r, c) - m))) << r << "," << c;
+  }
+  for (int c = 0; c < Tile::cols; ++c) {
+    double s_ = 0;
+    for (int r = 0; r < Tile::rows; ++r) s_ += in.at(r, c);
+    ASSERT_NEAR(sum.at(0, c), s_, 1e-5 * Tile::rows) << "column sum of column " << c;
+  }
+}
+
+REGISTER_TYPED_TEST_SUITE_P(TileOps, RegisterTilesRoundTripThroughTheAtomMaps, MmaOnRegisterTilesMatchesFloat64,
+                            RowAndColumnReductionsAndBroadcast);
+
+}  // namespace tessel::test

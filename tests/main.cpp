@@ -1,0 +1,16 @@
+// tests/main.cpp — prints the run seed and the device before any test runs.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "device_buffer.hpp"
+#include "host_tensor.hpp"
+#include "tessel/tessel.hpp"
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  std::printf("[ tessel   ] TESSEL_SEED=%llu (set it to replay), backends: %s, cpu isa: %s, device: %s\n",
+              static_cast<unsigned long long>(tessel::support::run_seed()), tessel::built_backends(),
+              tessel::cpu_isa(), tessel::support::device_description().c_str());
+  return RUN_ALL_TESTS();
+}
