@@ -8,6 +8,7 @@
 // written, relative Frobenius error under the tolerance for the output type.
 #pragma once
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct gemm_case {
   float alpha = 1.0f, beta = 0.0f;
   std::string name() const;
 };
+// GoogleTest prints a case by its name, not as bytes.
+inline void PrintTo(const gemm_case& c, std::ostream* os) { *os << c.name(); }
 
 struct gemm_outcome {
   double error = 0;          // vs float64 reference

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# scripts/deps.sh [cpu|cuda|hip]... — make sure the Debian packages tessel needs are
+# present. As root, installs what is missing (apt-get); otherwise names the
+# missing packages and the command to install them, and fails.
+set -euo pipefail
+want=(cmake g++ make libtbb-dev libxsimd-dev libgtest-dev libopenblas-dev pkg-config)
+for b in "$@"; do
+  case "$b" in
+    cpu) ;;
+    hip) want+=(hipcc) ;;  # pulls clang-15, lld-15, rocm-device-libs, libamdhip64-dev
+    cuda) ;;               # the CUDA Toolkit is not a Debian 12 package here: nvcc must be on PATH
+    *) echo "deps.sh: unknown backend '$b' (expected cpu, cuda or hip)" >&2; exit 2 ;;
+  esac
+done
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [ "$(id -u)" = 0 ]; then
+    echo "deps.sh: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "deps.sh: missing Debian packages: ${missing[*]}" >&2
+    echo "deps.sh: install them with: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+for b in "$@"; do
+  if [ "$b" = cuda ] && ! command -v nvcc >/dev/null; then
+    if [ -x /usr/local/cuda/bin/nvcc ]; then
+      echo "deps.sh: nvcc is not on PATH; add /usr/local/cuda/bin to PATH" >&2
+    else
+      echo "deps.sh: the CUDA backend needs the CUDA Toolkit (nvcc), which is not installed" >&2
+    fi
+    exit 1
+  fi
+done
