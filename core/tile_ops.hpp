@@ -125,52 +125,59 @@ struct generic_tile_ops {
 
   // ---- reductions and broadcasts over C tiles (warp scope) --------------------
   // out[i][v] = op over the columns of row where(lane, i, ·, v).row. Each lane
-  // folds its own values, then combines with the lanes the atom names in
-  // c_row_xor (lanes holding other columns of the same rows).
+  // folds its own values into one partial per atom row (one pass), then
+  // combines with the lanes the atom names in c_row_xor (lanes holding other
+  // columns of the same rows).
   template <class Ctx, class Tile, class Op>
   TESSEL_HOST_DEVICE static void row_reduce(Ctx& ctx, col_vector<Tile>& out, const Tile& t, Op op) {
     using Atom = typename Tile::atom;
+    constexpr int rows = Tile::geometry::rows;
     const int lane = ctx.lane();
-    TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
-      TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) {
-        const int row = Tile::where(lane, i, 0, v).row;
-        float acc = to_float(t.frag[i][0][v]);
-        bool first = true;
-        TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
-          TESSEL_UNROLL for (int w = 0; w < Tile::values; ++w)
-            if (Tile::where(lane, i, j, w).row == row) {
-              acc = first ? to_float(t.frag[i][j][w]) : op(acc, to_float(t.frag[i][j][w]));
-              first = false;
-            }
-        TESSEL_UNROLL for (int s = 0; s < Atom::c_row_xor_count; ++s) acc = op(acc, ctx.shfl_xor(acc, Atom::c_row_xor[s]));
-        out.value[i][v] = acc;
-      }
+    TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i) {
+      float part[rows];
+      bool seen[rows];
+      TESSEL_UNROLL for (int r = 0; r < rows; ++r) seen[r] = false;
+      TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
+        TESSEL_UNROLL for (int w = 0; w < Tile::values; ++w) {
+          const int r = Tile::geometry::at(lane, w).row;
+          const float x = to_float(t.frag[i][j][w]);
+          part[r] = seen[r] ? op(part[r], x) : x;
+          seen[r] = true;
+        }
+      TESSEL_UNROLL for (int r = 0; r < rows; ++r)
+        if (seen[r])
+          TESSEL_UNROLL for (int s = 0; s < Atom::c_row_xor_count; ++s) part[r] = op(part[r], ctx.shfl_xor(part[r], Atom::c_row_xor[s]));
+      TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) out.value[i][v] = part[Tile::geometry::at(lane, v).row];
+    }
   }
   // out[j][v] = op over the rows of column where(lane, ·, j, v).col.
   template <class Ctx, class Tile, class Op>
   TESSEL_HOST_DEVICE static void col_reduce(Ctx& ctx, row_vector<Tile>& out, const Tile& t, Op op) {
     using Atom = typename Tile::atom;
+    constexpr int cols = Tile::geometry::cols;
     const int lane = ctx.lane();
-    TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
-      TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) {
-        const int col = Tile::where(lane, 0, j, v).col;
-        float acc = 0.0f;
-        bool first = true;
-        TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
-          TESSEL_UNROLL for (int w = 0; w < Tile::values; ++w)
-            if (Tile::where(lane, i, j, w).col == col) {
-              acc = first ? to_float(t.frag[i][j][w]) : op(acc, to_float(t.frag[i][j][w]));
-              first = false;
-            }
-        TESSEL_UNROLL for (int s = 0; s < Atom::c_col_xor_count; ++s) acc = op(acc, ctx.shfl_xor(acc, Atom::c_col_xor[s]));
-        out.value[j][v] = acc;
-      }
+    TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j) {
+      float part[cols];
+      bool seen[cols];
+      TESSEL_UNROLL for (int c = 0; c < cols; ++c) seen[c] = false;
+      TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
+        TESSEL_UNROLL for (int w = 0; w < Tile::values; ++w) {
+          const int c = Tile::geometry::at(lane, w).col;
+          const float x = to_float(t.frag[i][j][w]);
+          part[c] = seen[c] ? op(part[c], x) : x;
+          seen[c] = true;
+        }
+      TESSEL_UNROLL for (int c = 0; c < cols; ++c)
+        if (seen[c])
+          TESSEL_UNROLL for (int s = 0; s < Atom::c_col_xor_count; ++s) part[c] = op(part[c], ctx.shfl_xor(part[c], Atom::c_col_xor[s]));
+      TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) out.value[j][v] = part[Tile::geometry::at(lane, v).col];
+    }
   }
   // t(r, c) = f(t(r, c), vec[r]) — a column vector broadcast along each row.
   template <class Tile, class F> TESSEL_HOST_DEVICE static void broadcast_rows(Tile& t, const col_vector<Tile>& vec, F f) {
     TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
       TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
-        TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) t.frag[i][j][v] = f(t.frag[i][j][v], row_entry(vec, i, v));
+        TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) t.frag[i][j][v] = f(t.frag[i][j][v], vec.value[i][v]);
   }
   // t(r, c) = f(t(r, c), vec[c]) — a row vector broadcast down each column.
   template <class Tile, class F> TESSEL_HOST_DEVICE static void broadcast_cols(Tile& t, const row_vector<Tile>& vec, F f) {
@@ -179,12 +186,6 @@ struct generic_tile_ops {
         TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) t.frag[i][j][v] = f(t.frag[i][j][v], vec.value[j][v]);
   }
 
- private:
-  // The vector entry for value v of sub-tile row i: reduce() stored one per
-  // (i, v), and every v of a lane that shares a row got the same result.
-  template <class Tile> TESSEL_HOST_DEVICE static float row_entry(const col_vector<Tile>& vec, int i, int v) {
-    return vec.value[i][v];
-  }
 };
 
 }  // namespace tessel

@@ -20,20 +20,20 @@ passed=0 failed=0 status=0
 for b in $backends; do
   dir=build-test-$b
   echo "=== tessel: $b backend: configure + build ($dir)"
-  start=$(date +%s)
-  if ! cmake -S . -B "$dir" -DBACKEND="$b" -DCMAKE_BUILD_TYPE=Release >"$dir.configure.log" 2>&1; then
-    cat "$dir.configure.log"; echo "=== tessel: $b: configure FAILED"; status=1; failed=$((failed + 1)); continue
+  mkdir -p "$dir"; start=$(date +%s)
+  if ! cmake -S . -B "$dir" -DBACKEND="$b" -DCMAKE_BUILD_TYPE=Release >"$dir/configure.log" 2>&1; then
+    cat "$dir/configure.log"; echo "=== tessel: $b: configure FAILED"; status=1; failed=$((failed + 1)); continue
   fi
-  if ! cmake --build "$dir" -j "$jobs" >"$dir.build.log" 2>&1; then
-    tail -60 "$dir.build.log"; echo "=== tessel: $b: build FAILED"; status=1; failed=$((failed + 1)); continue
+  if ! cmake --build "$dir" -j "$jobs" >"$dir/build.log" 2>&1; then
+    tail -60 "$dir/build.log"; echo "=== tessel: $b: build FAILED"; status=1; failed=$((failed + 1)); continue
   fi
   echo "=== tessel: $b: built in $(( $(date +%s) - start )) s; running tests"
-  if (cd "$dir" && ctest --output-on-failure -j "$jobs") >"$dir.test.log" 2>&1; then :; else status=1; fi
-  grep -E "tests passed|Test +#|TESSEL_SEED" "$dir.test.log" | grep -v "^$" | sed 's/^/    /' | tail -40
-  grep -q "tests failed out of" "$dir.test.log" || { echo "=== tessel: $b: ctest produced no summary"; status=1; }
-  read -r p f < <(awk '/tests passed, .* tests failed out of/ {tot=$NF; fl=$4} END {print tot-fl, fl}' "$dir.test.log")
+  if (cd "$dir" && ctest --output-on-failure -j "$jobs") >"$dir/test.log" 2>&1; then :; else status=1; fi
+  grep -E "tests passed|Test +#|TESSEL_SEED" "$dir/test.log" | grep -v "^$" | sed 's/^/    /' | tail -40
+  grep -q "tests failed out of" "$dir/test.log" || { echo "=== tessel: $b: ctest produced no summary"; status=1; }
+  read -r p f < <(awk '/tests passed, .* tests failed out of/ {tot=$NF; fl=$4} END {print tot-fl, fl}' "$dir/test.log")
   passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
-  [ "${f:-0}" = 0 ] || { grep -B2 -A30 "FAILED\|Failed" "$dir.test.log" | head -120; }
+  [ "${f:-0}" = 0 ] || { grep -B2 -A30 "FAILED\|Failed" "$dir/test.log" | head -120; }
 done
 echo "${passed} passed, ${failed} failed"
 exit $status

@@ -35,6 +35,18 @@ std::int64_t check_view(const char* op, const char* name, const tensor_view& t, 
   return elements;
 }
 
+bool views_overlap(const tensor_view& x, std::int64_t nx, const tensor_view& y, std::int64_t ny) {
+  if (nx == 0 || ny == 0) return false;
+  auto span = [](const tensor_view& t) {
+    std::int64_t s = 0;
+    for (int d = 0; d < t.rank; ++d) s += (t.shape[d] - 1) * t.stride[d];
+    return (s + 1) * dtype_size(t.type);
+  };
+  const char* a = static_cast<const char*>(x.data);
+  const char* b = static_cast<const char*>(y.data);
+  return a < b + span(y) && b < a + span(x);
+}
+
 void check_device(const char* op, const char* name, const tensor_view& t) {
   if (t.data == nullptr) return;  // empty tensors are never touched
   switch (t.dev.kind) {

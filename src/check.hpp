@@ -28,6 +28,9 @@ inline std::string shape_string(const tensor_view& t) {
 // non-null data when it has elements. Returns the number of elements.
 std::int64_t check_view(const char* op, const char* name, const tensor_view& t, int min_rank, int max_rank_allowed);
 
+// Whether the memory spanned by two views (nx, ny elements) overlaps.
+bool views_overlap(const tensor_view& x, std::int64_t nx, const tensor_view& y, std::int64_t ny);
+
 // Refuses memory that is not on the device the view claims.
 void check_device(const char* op, const char* name, const tensor_view& t);
 

@@ -42,18 +42,6 @@ void normalise_unit_stride(const char* name, mat& m) {
        "got strides [", m.rs, ", ", m.cs, "]");
 }
 
-bool ranges_overlap(const tensor_view& x, std::int64_t nx, const tensor_view& y, std::int64_t ny) {
-  if (nx == 0 || ny == 0) return false;
-  auto span = [](const tensor_view& t) {
-    std::int64_t s = 0;
-    for (int d = 0; d < t.rank; ++d) s += (t.shape[d] - 1) * t.stride[d];
-    return (s + 1) * dtype_size(t.type);
-  };
-  const char* a = static_cast<const char*>(x.data);
-  const char* b = static_cast<const char*>(y.data);
-  return a < b + span(y) && b < a + span(x);
-}
-
 }  // namespace
 
 void gemm(const tensor_view& a, const tensor_view& b, const tensor_view& c, const gemm_options& o, const stream& s) {
@@ -100,8 +88,8 @@ void gemm(const tensor_view& a, const tensor_view& b, const tensor_view& c, cons
   if ((c_row_major ? (M > 1 && mc.rs < N) : (N > 1 && mc.cs < M)) || (batch > 1 && mc.bs == 0))
     fail(op, "argument 'c': strides [", c.rank == 3 ? std::to_string(c.stride[0]) + ", " : "", mc.rs, ", ", mc.cs,
          "] make elements of c overlap; expected a layout where each element has its own memory");
-  if (ranges_overlap(c, nc, a, na)) fail(op, "argument 'c': overlaps the memory of 'a'; expected disjoint output");
-  if (ranges_overlap(c, nc, b, nb)) fail(op, "argument 'c': overlaps the memory of 'b'; expected disjoint output");
+  if (detail::views_overlap(c, nc, a, na)) fail(op, "argument 'c': overlaps the memory of 'a'; expected disjoint output");
+  if (detail::views_overlap(c, nc, b, nb)) fail(op, "argument 'c': overlaps the memory of 'b'; expected disjoint output");
   for (int i = 0; i < 3; ++i) detail::check_device(op, dev_names[i], *views[i]);
 
   gemm_call call;
