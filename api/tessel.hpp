@@ -1,5 +1,6 @@
 // tessel/tessel.hpp — the public header: include this one.
 #pragma once
+#include "tessel/attention.hpp"
 #include "tessel/backend.hpp"
 #include "tessel/error.hpp"
 #include "tessel/gemm.hpp"

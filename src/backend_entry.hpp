@@ -3,6 +3,7 @@
 // The public functions validate and then call exactly one of these. A backend
 // that was not built provides no definition; the API refuses its device first.
 #pragma once
+#include "tessel/ops/attention/call.hpp"
 #include "tessel/ops/gemm/call.hpp"
 #include "tessel/tensor.hpp"
 
@@ -14,11 +15,14 @@ cpu_isa_level cpu_selected_isa();  // what tessel uses (TESSEL_CPU_ISA / set_cpu
 const char* cpu_isa_name(cpu_isa_level);
 
 void cpu_gemm(const gemm_call& call, int threads);
+void cpu_attention(const attention_call& call, int threads);
 
 // The GPU backends also say whether a pointer is usable by their device.
 void cuda_gemm(const gemm_call& call, void* stream);
+void cuda_attention(const attention_call& call, void* stream);
 bool cuda_pointer_on_device(const void* p, int device);
 void hip_gemm(const gemm_call& call, void* stream);
+void hip_attention(const attention_call& call, void* stream);
 bool hip_pointer_on_device(const void* p, int device);
 
 }  // namespace tessel::detail

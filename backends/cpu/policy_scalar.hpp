@@ -24,6 +24,17 @@ struct scalar_policy : generic_tile_ops {
     template <bool NContiguous>
     using layout_b = std::conditional_t<NContiguous, row_major<BK, BN>, col_major<BK, BN>>;
   };
+
+  static constexpr bool attention_fp32 = true;
+  template <class T, int D> struct attention_config {
+    using atom = scalar;
+    using smem_type = float;
+    static constexpr int BQ = 32, BKV = 32, warps = 1, stages = 2;
+    using layout_q = row_major<BQ, D>;
+    using layout_kt = col_major<D, BKV>;  // K rows are contiguous along D
+    using layout_v = row_major<BKV, D>;
+    using layout_p = row_major<BQ, BKV>;
+  };
 };
 
 }  // namespace tessel::cpu

@@ -1,0 +1,32 @@
+// tessel/core/math.hpp — scalar math and the named element-wise functors tile ops take.
+//
+// Ops pass these functor types (not lambdas) to map / reduce / broadcast where a
+// backend may want to recognise them: a policy can overload, say,
+// broadcast_rows(tile, vec, exp2_of_difference{}) with a SIMD exp2, and the
+// generic definition stays the meaning.
+#pragma once
+#include <cmath>
+
+#include "tessel/core/config.hpp"
+
+namespace tessel {
+
+TESSEL_HOST_DEVICE float fast_exp2(float x) { return exp2f(x); }
+TESSEL_HOST_DEVICE float fast_log2(float x) { return log2f(x); }
+TESSEL_HOST_DEVICE float neg_infinity() { return -INFINITY; }
+
+struct maximum {
+  TESSEL_HOST_DEVICE float operator()(float a, float b) const { return a > b ? a : b; }
+};
+struct plus {
+  TESSEL_HOST_DEVICE float operator()(float a, float b) const { return a + b; }
+};
+struct multiply {
+  TESSEL_HOST_DEVICE float operator()(float a, float b) const { return a * b; }
+};
+// exp2(x - m): the softmax numerator against a running row maximum m.
+struct exp2_of_difference {
+  TESSEL_HOST_DEVICE float operator()(float x, float m) const { return fast_exp2(x - m); }
+};
+
+}  // namespace tessel

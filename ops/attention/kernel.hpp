@@ -1,0 +1,198 @@
+// tessel/ops/attention/kernel.hpp — attention forward (FlashAttention 2), written once.
+//
+// One block owns BQ query rows of one (batch, head); its warps split those rows
+// (WQ = BQ / warps each), so every softmax row lives in one warp. K and V flow
+// past in BKV-row tiles through a ring of `stages` shared tiles. Per tile:
+//   S = Q·Kᵀ (scaled into the log2 domain, masked: keys past kv_len, and the
+//       causal triangle aligned bottom-right)
+//   m' = max(m, rowmax S);  P = exp2(S − m');  l = l·exp2(m − m') + rowsum P
+//   O = O·exp2(m − m') + P·V        (P goes through shared memory as an A operand)
+// and at the end O /= l, LSE = ln2·(m + log2 l). A row that saw no key keeps
+// m = −inf, l = 0 and is written as zeros with LSE = −inf.
+//
+//   P::attention_config<T, D>: atom, smem_type, BQ, BKV, warps, stages,
+//     layout_q (BQ×D, A operand), layout_kt (D×BKV, B operand read from K rows),
+//     layout_v (BKV×D, B operand), layout_p (BQ×BKV, A operand)
+#pragma once
+#include "tessel/core/math.hpp"
+#include "tessel/core/scope.hpp"
+#include "tessel/core/tile_ops.hpp"
+
+namespace tessel::ops {
+
+template <class T> struct attention_problem {
+  const T* q;
+  const T* k;
+  const T* v;
+  T* out;
+  std::int64_t q_bs, q_ss, q_hs, k_bs, k_ss, k_hs, v_bs, v_ss, v_hs, o_bs, o_ss, o_hs;
+  float* lse;
+  std::int64_t l_bs, l_hs, l_ss;
+  int batch, heads, kv_heads, q_len, kv_len;
+  bool causal;
+  float scale_log2;  // scale · log2(e)
+};
+
+template <class P, class T, int D> struct attention_kernel {
+  using cfg = typename P::template attention_config<T, D>;
+  using atom = typename cfg::atom;
+  using smem_t = typename cfg::smem_type;
+  static constexpr int BQ = cfg::BQ, BKV = cfg::BKV, S = cfg::stages, WQ = BQ / cfg::warps;
+  static_assert(S >= 2, "attention: the K/V ring needs at least two stages");
+  static_assert(BQ % cfg::warps == 0, "attention: warps must split the query rows evenly");
+
+  using tile_q = st<smem_t, typename cfg::layout_q>;
+  using tile_kt = st<smem_t, typename cfg::layout_kt>;
+  using tile_v = st<smem_t, typename cfg::layout_v>;
+  using tile_p = st<smem_t, typename cfg::layout_p>;
+  using s_tile = rt_c<atom, WQ, BKV>;
+  using o_tile = rt_c<atom, WQ, D>;
+  using problem = attention_problem<T>;
+  static_assert(tile_q::rows == BQ && tile_q::cols == D && tile_kt::rows == D && tile_kt::cols == BKV &&
+                    tile_v::rows == BKV && tile_v::cols == D && tile_p::rows == BQ && tile_p::cols == BKV,
+                "attention: the config's shared layouts have the wrong shapes");
+
+  static constexpr int bytes(int elems) { return (int(sizeof(smem_t)) * elems + 127) / 128 * 128; }
+  static constexpr int q_bytes = bytes(tile_q::size), kt_bytes = bytes(tile_kt::size);
+  static constexpr int v_bytes = bytes(tile_v::size), p_bytes = bytes(tile_p::size);
+  static constexpr int max_grid_z = 65535;
+
+  static launch_shape shape(const problem& p) {
+    launch_shape s;
+    s.grid_x = (p.q_len + BQ - 1) / BQ * p.heads;
+    s.grid_z = p.batch < max_grid_z ? p.batch : max_grid_z;
+    s.warps = cfg::warps;
+    s.smem_bytes = q_bytes + S * (kt_bytes + v_bytes) + p_bytes;
+    return s;
+  }
+
+  template <class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const problem& p) {
+    for (int z = ctx.block_z(); z < p.batch; z += ctx.grid_z()) run_one(ctx, p, z);
+  }
+
+  template <class Ctx> TESSEL_DEVICE static void run_one(Ctx& ctx, const problem& p, int b) {
+    const int q_tiles = (p.q_len + BQ - 1) / BQ;
+    const int head = ctx.block_x() / q_tiles, q0 = (ctx.block_x() % q_tiles) * BQ;
+    const int kv_head = head / (p.heads / p.kv_heads);
+    const gmatrix<const T> gq{p.q + b * p.q_bs + head * p.q_hs, p.q_len, D, p.q_ss, 1, false};
+    // Kᵀ as a D × kv_len matrix: element (d, j) = k[b, j, kv_head, d].
+    const gmatrix<const T> gkt{p.k + b * p.k_bs + kv_head * p.k_hs, D, p.kv_len, 1, p.k_ss, false};
+    const gmatrix<const T> gv{p.v + b * p.v_bs + kv_head * p.v_hs, p.kv_len, D, p.v_ss, 1, false};
+    const gmatrix<T> gout{p.out + b * p.o_bs + head * p.o_hs, p.q_len, D, p.o_ss, 1, false};
+
+    char* smem = ctx.smem();
+    const tile_q sq{reinterpret_cast<smem_t*>(smem)};
+    auto stage_kt = [&](int s) { return tile_kt{reinterpret_cast<smem_t*>(smem + q_bytes + s * kt_bytes)}; };
+    auto stage_v = [&](int s) {
+      return tile_v{reinterpret_cast<smem_t*>(smem + q_bytes + S * kt_bytes + s * v_bytes)};
+    };
+    const tile_p sp{reinterpret_cast<smem_t*>(smem + q_bytes + S * (kt_bytes + v_bytes))};
+
+    // Keys visible to this block: all, or (causal) up to the last row's diagonal.
+    const int shift = p.kv_len - p.q_len;  // query i sees keys j <= i + shift
+    int kv_end = p.kv_len;
+    if (p.causal) {
+      const int last_row = (q0 + BQ < p.q_len ? q0 + BQ : p.q_len) - 1;
+      kv_end = last_row + shift + 1 < kv_end ? last_row + shift + 1 : kv_end;
+    }
+    const int kv_tiles = kv_end > 0 ? (kv_end + BKV - 1) / BKV : 0;
+
+    const int row0 = ctx.warp() * WQ;  // this warp's rows within the block
+    o_tile o;
+    P::zero(o);
+    col_vector<o_tile> m, l;
+    fill(m, neg_infinity());
+    fill(l, 0.0f);
+
+    P::load(ctx, sq, gq, q0, 0);
+    for (int s = 0; s < S - 1; ++s) {
+      if (s < kv_tiles) {
+        P::load(ctx, stage_kt(s), gkt, 0, s * BKV);
+        P::load(ctx, stage_v(s), gv, s * BKV, 0);
+      }
+      P::commit();
+    }
+    for (int t = 0; t < kv_tiles; ++t) {
+      P::template wait<S - 2>();
+      ctx.sync();
+      const int next = t + S - 1;
+      if (next < kv_tiles) {
+        P::load(ctx, stage_kt(next % S), gkt, 0, next * BKV);
+        P::load(ctx, stage_v(next % S), gv, next * BKV, 0);
+      }
+      P::commit();
+
+      s_tile sc;
+      P::zero(sc);
+      P::mma(ctx, sc, sq, stage_kt(t % S), row0, 0);
+      const int kv0 = t * BKV, qrow0 = q0 + row0;
+      const float scale = p.scale_log2;
+      const int kv_len = p.kv_len;
+      const bool causal = p.causal;
+      P::map(ctx, sc, [=](float x, int r, int c) {
+        const int key = kv0 + c;
+        const bool hidden = key >= kv_len || (causal && key > qrow0 + r + shift);
+        return hidden ? neg_infinity() : x * scale;
+      });
+      online_softmax_step(ctx, sc, o, m, l);
+      P::store(ctx, sp, sc, row0, 0);  // P as this warp's rows of an A operand
+      ctx.sync();
+      P::mma(ctx, o, sp, stage_v(t % S), row0, 0);
+    }
+    finish(ctx, p, b, head, q0 + row0, gout, o, m, l);
+  }
+
+  template <class V> TESSEL_DEVICE static void fill(V& vec, float x) {
+    for (auto& row : vec.value)
+      for (float& e : row) e = x;
+  }
+
+  // m' = max(m, rowmax s); s = exp2(s − m'); l = l·exp2(m − m') + rowsum s; o ·= exp2(m − m').
+  // A row still without a visible key keeps m' = −inf: it is shifted by 0, so its
+  // exp2(−inf) = 0 entries never make NaN.
+  template <class Ctx> TESSEL_DEVICE static void online_softmax_step(Ctx& ctx, s_tile& s, o_tile& o,
+                                                                      col_vector<o_tile>& m, col_vector<o_tile>& l) {
+    col_vector<s_tile> mx, sum;
+    P::row_reduce(ctx, mx, s, maximum{});
+    col_vector<o_tile> rescale;
+    for (int i = 0; i < s_tile::tiles_r; ++i)
+      for (int v = 0; v < s_tile::values && v < o_tile::values; ++v) {
+        const float m_new = maximum{}(m.value[i][v], mx.value[i][v]);
+        const float base = m_new == neg_infinity() ? 0.0f : m_new;
+        rescale.value[i][v] = fast_exp2(m.value[i][v] - base);
+        m.value[i][v] = m_new;
+        mx.value[i][v] = base;
+      }
+    P::broadcast_rows(s, mx, exp2_of_difference{});
+    P::row_reduce(ctx, sum, s, plus{});
+    for (int i = 0; i < s_tile::tiles_r; ++i)
+      for (int v = 0; v < s_tile::values && v < o_tile::values; ++v)
+        l.value[i][v] = l.value[i][v] * rescale.value[i][v] + sum.value[i][v];
+    P::broadcast_rows(o, rescale, multiply{});
+  }
+
+  template <class Ctx>
+  TESSEL_DEVICE static void finish(Ctx& ctx, const problem& p, int b, int head, int qrow0, const gmatrix<T>& gout,
+                                   o_tile& o, const col_vector<o_tile>& m, const col_vector<o_tile>& l) {
+    col_vector<o_tile> inv;
+    for (int i = 0; i < o_tile::tiles_r; ++i)
+      for (int v = 0; v < o_tile::values; ++v) inv.value[i][v] = l.value[i][v] > 0.0f ? 1.0f / l.value[i][v] : 0.0f;
+    P::broadcast_rows(o, inv, multiply{});
+    P::store(ctx, gout, o, qrow0, 0, 1.0f, 0.0f);
+    if (p.lse == nullptr) return;
+    const int lane = ctx.lane();
+    float* lse = p.lse + b * p.l_bs + head * p.l_hs;
+    constexpr float ln2 = 0.6931471805599453f;
+    for (int i = 0; i < o_tile::tiles_r; ++i)
+      for (int v = 0; v < o_tile::values; ++v) {
+        const coord x = o_tile::where(lane, i, 0, v);
+        if (x.col != o_tile::where(lane, 0, 0, 0).col) continue;  // one writer column per lane
+        const int row = qrow0 + x.row;
+        if (row >= p.q_len) continue;
+        const float lv = l.value[i][v];
+        lse[row * p.l_ss] = lv > 0.0f ? ln2 * (m.value[i][v] + fast_log2(lv)) : neg_infinity();
+      }
+  }
+};
+
+}  // namespace tessel::ops
