@@ -22,10 +22,8 @@ class input_error : public std::runtime_error {
 };
 
 extern const std::vector<option_spec> check_gemm_options;
-extern const std::vector<option_spec> check_compare_options;
 
 int check_gemm(const parsed_args& args);
-int check_compare(const parsed_args& args);
 
 // The default tolerances, documented in the usage text.
 inline constexpr double default_gemm_tol = 1e-3;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -274,6 +275,8 @@ npy_array parse_npy(const unsigned char* data, std::size_t size, const std::stri
 }
 
 npy_array read_npy(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail(path, "is a directory, not a .npy file");
   std::ifstream f(path, std::ios::binary);
   if (!f) fail(path, std::string("cannot open for reading: ") + std::strerror(errno));
   f.seekg(0, std::ios::end);

@@ -1,0 +1,163 @@
+// tools/bench_main.cpp — tessel-bench: time tessel ops against a peer library.
+//
+// Parses the common options, prints the machine description, runs the op
+// named by the first word (bench_ops.hpp), writes --json. Exit status: 0 all
+// checks passed, 1 a check failed or an error, 2 a bad command line.
+#include <oneapi/tbb/info.h>
+
+#include <cstdio>
+#include <fstream>
+#include <new>
+
+#include "bench_ops.hpp"
+#include "device_buffer.hpp"
+#include "tessel/tessel.hpp"
+
+// TESSEL_TOOLS_VERSION and TESSEL_TOOLS_COMPILER come from tools/CMakeLists.txt.
+
+namespace tessel::tools {
+namespace {
+
+const std::vector<option_spec> common_options = {
+    {"--dtype", true}, {"--threads", true}, {"--repeat", true}, {"--json", true}, {"--tol", true},
+    {"--rotate-mib", true}, {"--min-sample-ms", true}};
+
+std::string usage() {
+  std::string u = "usage:\n";
+  for (const auto& op : bench_ops())
+    u += std::string("  tessel-bench ") + op.name + " " + op.usage +
+         "\n      [--dtype fp32|fp16|bf16[,...]] [--threads N[,...]] [--repeat R] [--json FILE] [--tol T]\n"
+         "      [--rotate-mib MiB] [--min-sample-ms MS]\n";
+  u += "(tessel-bench --help for details)\n";
+  return u;
+}
+
+const char details[] =
+    "\n"
+    "gemm: tessel::gemm against the build's peer (OpenBLAS sgemm on CPU, cuBLAS GemmEx on CUDA, none on HIP)\n"
+    "  on the same inputs, fp32 output. --shapes S,... are square sizes, --shape MxNxK (repeatable) any;\n"
+    "  default --shapes 1024,2048,4096.\n"
+    "--dtype      input types to sweep (default fp32)\n"
+    "--threads    CPU builds: thread counts to sweep for tessel and the peer (default: all cores)\n"
+    "--repeat     timed rounds per contender (default 7); the table shows the median\n"
+    "--json       also write the rows and the machine description to FILE\n"
+    "--tol        correctness check threshold on the relative error (default 1e-3)\n"
+    "--rotate-mib input sets are rotated until they span this much memory (default 256)\n"
+    "--min-sample-ms  calls are batched until one sample takes this long (default 1)\n"
+    "exit status: 0 all checks ok, 1 a check failed or an error, 2 bad command line.\n";
+
+std::vector<dtype> parse_dtypes(const std::string& list) {
+  std::vector<dtype> out;
+  for (const auto& w : split(list, ',', "--dtype")) {
+    if (w == "fp32") out.push_back(dtype::f32);
+    else if (w == "fp16") out.push_back(dtype::f16);
+    else if (w == "bf16") out.push_back(dtype::bf16);
+    else throw usage_error("'--dtype' expects fp32, fp16 or bf16, got '" + w + "'");
+  }
+  return out;
+}
+
+int run(int argc, char** argv) {
+  std::vector<std::string> words(argv + 1, argv + argc);
+  if (words.empty()) throw usage_error("no op given");
+  const std::string name = words[0];
+  words.erase(words.begin());
+  if (name == "-h" || name == "--help" || name == "help") {
+    std::fputs(usage().c_str(), stdout);
+    std::fputs(details, stdout);
+    return 0;
+  }
+  const bench_op* op = nullptr;
+  for (const auto& o : bench_ops())
+    if (name == o.name) op = &o;
+  if (!op) throw usage_error("unknown op '" + name + "'");
+  std::vector<option_spec> spec = common_options;
+  spec.insert(spec.end(), op->options.begin(), op->options.end());
+  const parsed_args args = parse_args(words, spec);
+
+  bench_report report;
+  bench_env env;
+  env.report = &report;
+  env.dev = support::default_device();
+  env.gpu = env.dev.kind != device_kind::host;
+  env.repeat = int(args.integer("--repeat", 7, 1, 1000));
+  env.tol = args.number("--tol", 1e-3);
+  env.rotate_bytes = double(args.integer("--rotate-mib", 256, 0, 1 << 16)) * (1 << 20);
+  env.min_sample_ms = args.number("--min-sample-ms", 1.0);
+  if (env.tol < 0 || env.min_sample_ms < 0) throw usage_error("'--tol' and '--min-sample-ms' must be >= 0");
+  env.dtypes = parse_dtypes(args.str("--dtype", "fp32"));
+  const int all_threads = tbb::info::default_concurrency();
+  if (args.has("--threads")) {
+    if (env.gpu) throw usage_error("'--threads' applies to CPU builds only (this build runs on the GPU)");
+    for (const auto& w : split(args.str("--threads"), ',', "--threads"))
+      env.threads.push_back(int(parse_integer(w, "--threads", 1, 4096)));
+  } else {
+    env.threads = {env.gpu ? 0 : all_threads};
+  }
+
+  if (args.has("--json") && !std::ofstream(args.str("--json"), std::ios::trunc))
+    throw usage_error("'--json': cannot write '" + args.str("--json") + "'");
+  if (!support::device_available()) {
+    std::fprintf(stderr, "tessel-bench: error: this build's device (%s) is not available: %s\n",
+                 device_name(env.dev.kind), support::device_description().c_str());
+    return 1;
+  }
+  const std::string dev_desc = support::device_description();
+  std::printf("tessel-bench %s — tessel %s, backends: %s, device %s:%d: %s\n", op->name, TESSEL_TOOLS_VERSION,
+              built_backends(), device_name(env.dev.kind), env.dev.index, dev_desc.c_str());
+  std::printf("host: %s, %d hardware threads; tessel cpu isa: %s; compiler: %s\n", cpu_model().c_str(), all_threads,
+              cpu_isa(), TESSEL_TOOLS_COMPILER);
+  std::printf("timing: wall clock (steady_clock) between device syncs around a batch of calls (>= %.2g ms);\n"
+              "  warm-up call first; tessel and peer alternate, %d rounds each (order flipped every round); median\n",
+              env.min_sample_ms, env.repeat);
+  report.add_meta("tool", "tessel-bench");
+  report.add_meta("op", op->name);
+  report.add_meta("tessel_version", TESSEL_TOOLS_VERSION);
+  report.add_meta("date_utc", utc_now());
+  report.add_meta("device", std::string(device_name(env.dev.kind)) + ":" + std::to_string(env.dev.index));
+  report.add_meta("device_description", dev_desc);  // GPU builds: name and driver version
+  report.add_meta("host_cpu", cpu_model());
+  report.add_meta("hardware_threads", all_threads);
+  report.add_meta("built_backends", built_backends());
+  report.add_meta("tessel_cpu_isa", cpu_isa());
+  report.add_meta("compiler", TESSEL_TOOLS_COMPILER);
+  report.add_meta("timing", "median over rounds; steady_clock between device syncs; calls batched to >= min_sample_ms");
+  report.add_meta("rounds", env.repeat);
+  report.add_meta("min_sample_ms", env.min_sample_ms);
+  report.add_meta("rotate_mib", env.rotate_bytes / (1 << 20));
+  report.add_meta("tol", env.tol);
+
+  const int status = op->run(args, env);
+  if (args.has("--json")) {
+    std::string error;
+    if (!report.write_json(args.str("--json"), error)) {
+      std::fprintf(stderr, "tessel-bench: error: %s\n", error.c_str());
+      return 1;
+    }
+    std::printf("wrote %s\n", args.str("--json").c_str());
+  }
+  if (status != 0) std::printf("some results FAILED their correctness check\n");
+  return status;
+}
+
+}  // namespace
+}  // namespace tessel::tools
+
+int main(int argc, char** argv) {
+  using namespace tessel::tools;
+  try {
+    return run(argc, argv);
+  } catch (const usage_error& e) {
+    std::fprintf(stderr, "tessel-bench: %s\n%s", e.what(), usage().c_str());
+    return 2;
+  } catch (const tessel::Error& e) {
+    std::fprintf(stderr, "tessel-bench: tessel refused the call: %s\n", e.what());
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "tessel-bench: error: out of memory\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tessel-bench: error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "tessel-bench: error: unknown exception\n");
+  }
+  return 1;
+}

@@ -1,0 +1,106 @@
+// tools/check_main.cpp — tessel-check: check tessel's results from the command line.
+//
+// Exit status: 0 within tolerance, 1 past it or a problem with the inputs (one
+// line on stderr naming the file and the problem), 2 a bad command line (the
+// message and the usage text on stderr).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <new>
+
+#include "check.hpp"
+#include "npy.hpp"
+#include "tessel/tessel.hpp"
+
+namespace tessel::tools {
+namespace {
+
+const char synopsis[] =
+    "usage:\n"
+    "  tessel-check gemm --a A.npy --b B.npy [--c C.npy --alpha X --beta Y] [--trans-a] [--trans-b]\n"
+    "                    [--dtype fp32|fp16|bf16] [--out D.npy] [--tol T] [--threads N]\n"
+    "  tessel-check gemm --m M --n N --k K [--batch Z] [--alpha X --beta Y] [--trans-a] [--trans-b]\n"
+    "                    [--dtype fp32|fp16|bf16] [--seed S] [--out D.npy] [--tol T] [--threads N]\n"
+    "  tessel-check compare X.npy Y.npy [--tol T]\n";
+const char details[] =
+    "\n"
+    "gemm: D = alpha*op(A)*op(B) + beta*C with A, B float32 or float16 .npy files (2-D [rows, cols] or\n"
+    "  3-D [batch, rows, cols]; fortran_order is honoured), or random inputs in [-1, 1) (seeded by --seed,\n"
+    "  else $TESSEL_SEED, else at random; the seed is printed). A and B are rounded to --dtype (default\n"
+    "  fp32), the type the kernel reads; C and D are float32. The product runs on this build's device and\n"
+    "  on the CPU backend; each is compared with a float64 product of the same rounded inputs, and the two\n"
+    "  with each other (relative Frobenius error). Exit 1 if any error exceeds --tol (default 1e-3).\n"
+    "  --out writes the device's result as float32 .npy. --threads: CPU threads (default: all).\n"
+    "compare: prints ||X - Y||_F / ||Y||_F (||X||_F if Y is zero; inf if either holds NaN/inf) and\n"
+    "  exits 1 if it exceeds --tol (default 1e-2: enough for bf16-rounded inputs against a float32\n"
+    "  reference; use 1e-5 or so to compare float32 results). Shapes must be equal.\n"
+    "exit status: 0 ok, 1 past tolerance or bad input file, 2 bad command line.\n";
+
+int compare(const parsed_args& args) {
+  if (args.positional.size() != 2)
+    throw usage_error("compare takes two files, got " + std::to_string(args.positional.size()));
+  const double tol = args.number("--tol", default_compare_tol);
+  if (tol < 0) throw usage_error("'--tol' must be >= 0");
+  const npy_array x = read_npy(args.positional[0]);
+  const npy_array y = read_npy(args.positional[1]);
+  if (x.shape != y.shape)
+    throw input_error(args.positional[0] + ": shape " + shape_string(x.shape) + " differs from " +
+                      args.positional[1] + " " + shape_string(y.shape));
+  double num = 0, den = 0, xn = 0, maxabs = 0;
+  bool finite = true;
+  for (std::size_t i = 0; i < x.count(); ++i) {
+    const double a = x.values[i], b = y.values[i];
+    finite = finite && std::isfinite(a) && std::isfinite(b);
+    num += (a - b) * (a - b);
+    den += b * b;
+    xn += a * a;
+    maxabs = std::max(maxabs, std::fabs(a - b));
+  }
+  const double err = !finite ? INFINITY : den > 0 ? std::sqrt(num / den) : std::sqrt(xn);
+  std::printf("%s vs %s: shape %s, relative error %.3e (max |X - Y| %.3e), tolerance %.1e: %s\n",
+              args.positional[0].c_str(), args.positional[1].c_str(), shape_string(x.shape).c_str(), err,
+              finite ? maxabs : INFINITY, tol, err <= tol ? "ok" : "FAIL");
+  if (!finite) std::printf("  (NaN or inf in the inputs)\n");
+  return err <= tol ? 0 : 1;
+}
+
+int run(int argc, char** argv) {
+  std::vector<std::string> words(argv + 1, argv + argc);
+  if (words.empty()) throw usage_error("no command given");
+  const std::string cmd = words[0];
+  words.erase(words.begin());
+  if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+    std::fputs(synopsis, stdout);
+    std::fputs(details, stdout);
+    return 0;
+  }
+  if (cmd == "gemm") return check_gemm(parse_args(words, check_gemm_options));
+  if (cmd == "compare") return compare(parse_args(words, {{"--tol", true}}));
+  throw usage_error("unknown command '" + cmd + "' (expected gemm or compare)");
+}
+
+}  // namespace
+}  // namespace tessel::tools
+
+int main(int argc, char** argv) {
+  using namespace tessel::tools;
+  try {
+    return run(argc, argv);
+  } catch (const usage_error& e) {
+    std::fprintf(stderr, "tessel-check: %s\n%s(tessel-check --help for details)\n", e.what(), synopsis);
+    return 2;
+  } catch (const npy_error& e) {
+    std::fprintf(stderr, "tessel-check: error: %s\n", e.what());
+  } catch (const input_error& e) {
+    std::fprintf(stderr, "tessel-check: error: %s\n", e.what());
+  } catch (const tessel::Error& e) {
+    std::fprintf(stderr, "tessel-check: tessel refused the call: %s\n", e.what());
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "tessel-check: error: out of memory\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tessel-check: error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "tessel-check: error: unknown exception\n");
+  }
+  return 1;
+}
