@@ -14,6 +14,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "tessel/core/config.hpp"
 #include "tessel/core/scope.hpp"
 
 namespace tessel::cpu {
@@ -21,17 +22,17 @@ namespace tessel::cpu {
 struct context {
   int bx, gz, bz;
   char* arena;
-  int block_x() const { return bx; }
-  int block_y() const { return 0; }
-  int block_z() const { return bz; }
-  int grid_z() const { return gz; }
-  int warp() const { return 0; }
-  int lane() const { return 0; }
-  int thread() const { return 0; }
-  int threads() const { return 1; }
-  void sync() const {}
-  float shfl_xor(float v, int) const { return v; }
-  char* smem() const { return arena; }
+  TESSEL_HOST_DEVICE int block_x() const { return bx; }
+  TESSEL_HOST_DEVICE int block_y() const { return 0; }
+  TESSEL_HOST_DEVICE int block_z() const { return bz; }
+  TESSEL_HOST_DEVICE int grid_z() const { return gz; }
+  TESSEL_HOST_DEVICE int warp() const { return 0; }
+  TESSEL_HOST_DEVICE int lane() const { return 0; }
+  TESSEL_HOST_DEVICE int thread() const { return 0; }
+  TESSEL_HOST_DEVICE int threads() const { return 1; }
+  TESSEL_HOST_DEVICE void sync() const {}
+  TESSEL_HOST_DEVICE float shfl_xor(float v, int) const { return v; }
+  TESSEL_HOST_DEVICE char* smem() const { return arena; }
 };
 
 struct aligned_free {
@@ -42,7 +43,7 @@ struct aligned_free {
 struct arena_buffer {
   std::unique_ptr<char, aligned_free> data;
   std::size_t size = 0;
-  char* get(std::size_t bytes) {
+  TESSEL_HOST_DEVICE char* get(std::size_t bytes) {
     if (bytes > size) {
       const std::size_t rounded = (bytes + 63) / 64 * 64;
       data.reset(static_cast<char*>(std::aligned_alloc(64, rounded)));

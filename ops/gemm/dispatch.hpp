@@ -16,7 +16,7 @@ template <class K> struct kernel_tag {
   using type = K;
 };
 
-template <class T> gmatrix<T> make_gmatrix(const matrix_ref& r, int rows, int cols) {
+template <class T> TESSEL_HOST_DEVICE gmatrix<T> make_gmatrix(const matrix_ref& r, int rows, int cols) {
   gmatrix<T> g;
   g.ptr = static_cast<T*>(const_cast<void*>(r.ptr));
   g.rows = rows;

@@ -1,0 +1,52 @@
+// tessel/cpu/arch/avx2.hpp — isa_ops for AVX2 + FMA (8 floats per register).
+//
+// Include only from a translation unit compiled with -mavx2 -mfma.
+#pragma once
+#include <immintrin.h>
+
+#include "tessel/core/config.hpp"
+#include "tessel/cpu/arch/isa_ops.hpp"
+
+namespace tessel::cpu {
+
+// The 8 × 8 float transpose: in[l] holds line l; out + k·ld receives column k.
+// (l, k) -> (k, l). Always inlined: it is shared by the AVX2 and AVX-512 paths.
+TESSEL_HOST_DEVICE void transpose8x8_ps(const __m256 (&r)[8], float* out, int ld) {
+  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  _mm256_storeu_ps(out + 0 * ld, _mm256_permute2f128_ps(u0, u4, 0x20));
+  _mm256_storeu_ps(out + 1 * ld, _mm256_permute2f128_ps(u1, u5, 0x20));
+  _mm256_storeu_ps(out + 2 * ld, _mm256_permute2f128_ps(u2, u6, 0x20));
+  _mm256_storeu_ps(out + 3 * ld, _mm256_permute2f128_ps(u3, u7, 0x20));
+  _mm256_storeu_ps(out + 4 * ld, _mm256_permute2f128_ps(u0, u4, 0x31));
+  _mm256_storeu_ps(out + 5 * ld, _mm256_permute2f128_ps(u1, u5, 0x31));
+  _mm256_storeu_ps(out + 6 * ld, _mm256_permute2f128_ps(u2, u6, 0x31));
+  _mm256_storeu_ps(out + 7 * ld, _mm256_permute2f128_ps(u3, u7, 0x31));
+}
+
+template <> struct isa_ops<xsimd::fma3<xsimd::avx2>> {
+  using arch = xsimd::fma3<xsimd::avx2>;
+  using f32 = xsimd::batch<float, arch>;
+  using i32 = xsimd::batch<std::int32_t, arch>;
+
+  TESSEL_HOST_DEVICE static i32 load_u16(const std::uint16_t* p) {
+    return _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  TESSEL_HOST_DEVICE static void store_u16(std::uint16_t* p, i32 v) {
+    const __m256i low = _mm256_and_si256(v, _mm256_set1_epi32(0xffff));  // packus saturates: keep 0..65535
+    const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(low, low), 0x08);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(packed));
+  }
+  TESSEL_HOST_DEVICE static void transpose8(const f32 (&in)[8], float* out, int ld) {
+    const __m256 r[8] = {in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7]};
+    transpose8x8_ps(r, out, ld);
+  }
+};
+
+}  // namespace tessel::cpu

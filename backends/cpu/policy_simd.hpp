@@ -1,0 +1,326 @@
+// tessel/cpu/policy_simd.hpp — the CPU policy on the SIMD FMA atom (AVX2 / AVX-512 via xsimd).
+//
+// simd_policy<Arch, Tuning> is a GotoBLAS-style GEMM expressed through the
+// kernel's tile ops:
+//   shared tiles  micro-panel packed fp32 (whatever the input type/majorness):
+//                 A (BM × BK): MR-row panels, k-major:  (r, k) -> (r/MR)·MR·BK + k·MR + r%MR
+//                 B (BK × BN): NR-col panels, k-major:  (k, n) -> (n/NR)·BK·NR + k·NR + n%NR
+//   load          global -> packed, converting fp16/bf16 on SIMD registers,
+//                 zero outside the matrix (the masked edge of partial tiles)
+//   mma           the register-blocked micro-kernel: for each MR × NR micro-tile
+//                 of the block's accumulator, C stays in MR·NR/W registers for
+//                 the whole packed K chunk (W = float lanes of Arch)
+//   store         epilogue alpha / beta (C not read when beta == 0), masked
+//                 edges, fp32 / fp16 / bf16 out rounded like core/element.hpp
+// Every fast path computes what the generic op computes on the same layouts
+// and atom (fma per k, in k order; zeros in the padding).
+//
+// ODR: everything here is a template on Arch (or always inlined), so the AVX2
+// and AVX-512 translation units never share an out-of-line instantiation;
+// that is also why the policy has its own launcher (its arena type is per Arch).
+#pragma once
+#include <cmath>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <utility>
+
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "tessel/core/scope.hpp"
+#include "tessel/core/tile_ops.hpp"
+#include "tessel/cpu/arch/convert.hpp"
+#include "tessel/cpu/atom/simd.hpp"
+#include "tessel/cpu/launch.hpp"
+
+namespace tessel::cpu {
+
+// Block and micro-tile shape of a SIMD path (chosen per ISA in gemm_avx*.cpp).
+template <int MR_, int NR_, int BM_, int BN_, int BK_, int Stages_> struct simd_tuning {
+  static constexpr int MR = MR_, NR = NR_, BM = BM_, BN = BN_, BK = BK_, stages = Stages_;
+};
+
+// Packed panels: `Lines` lines of `Depth` elements, grouped P lines to a panel,
+// each panel depth-major. A is lines = rows (P = MR), B is lines = columns (P = NR).
+// After the panels, a small tail records how much of the tile lies inside the
+// matrix (valid lines, valid depth), written by load: mma skips micro-tiles
+// and k steps that are all zero padding. Every element is still written (zero
+// outside the matrix), so any reader of the layout sees the full tile.
+template <int Lines, int Depth, int P> struct packed_extent {
+  static constexpr int panels_size = Lines * Depth;
+  static constexpr int tail = 16;  // floats: keeps the next stage 64-byte aligned
+  TESSEL_HOST_DEVICE static void set(float* data, int lines, int depth) {
+    const int e[2] = {lines, depth};
+    std::memcpy(data + panels_size, e, sizeof e);
+  }
+  TESSEL_HOST_DEVICE static void get(const float* data, int& lines, int& depth) {
+    int e[2];
+    std::memcpy(e, data + panels_size, sizeof e);
+    lines = e[0];
+    depth = e[1];
+  }
+};
+template <int R, int C, int MR> struct packed_a {
+  static_assert(R % MR == 0, "packed_a: BM must be a multiple of MR");
+  using extent = packed_extent<R, C, MR>;
+  static constexpr int rows = R, cols = C, size = R * C + extent::tail;
+  static constexpr bool contiguous_cols = false;
+  TESSEL_HOST_DEVICE static constexpr int offset(int r, int c) { return (r / MR) * (MR * C) + c * MR + r % MR; }
+};
+template <int R, int C, int NR> struct packed_b {
+  static_assert(C % NR == 0, "packed_b: BN must be a multiple of NR");
+  using extent = packed_extent<C, R, NR>;
+  static constexpr int rows = R, cols = C, size = R * C + extent::tail;
+  static constexpr bool contiguous_cols = false;  // only within a panel
+  TESSEL_HOST_DEVICE static constexpr int offset(int r, int c) { return (c / NR) * (R * NR) + r * NR + c % NR; }
+};
+
+// Calls f(integral_constant<int, I>) for I = 0 .. N-1, fully unrolled.
+template <class F, int... I> TESSEL_HOST_DEVICE void static_for_impl(F&& f, std::integer_sequence<int, I...>) {
+  (f(std::integral_constant<int, I>{}), ...);
+}
+template <int N, class F> TESSEL_HOST_DEVICE void static_for(F&& f) {
+  static_for_impl(f, std::make_integer_sequence<int, N>{});
+}
+
+// A oneTBB range of block indices, a distinct type per Arch: with
+// tbb::blocked_range<long> the AVX-512 object would carry its own copy of
+// oneTBB's range_vector<blocked_range<long>>::split_to_fill (with VEX/EVEX
+// code), which the linker may also hand to the baseline path.
+template <class Arch> struct block_range {
+  long first, last;
+  block_range(long f, long l) : first(f), last(l) {}
+  block_range(block_range& r, tbb::split) : first(r.first + (r.last - r.first) / 2), last(r.last) { r.last = first; }
+  bool empty() const { return first >= last; }
+  bool is_divisible() const { return last - first > 1; }
+};
+
+template <class Arch> struct simd_arena {
+  struct release {
+    void operator()(char* p) const { std::free(p); }
+  };
+  std::unique_ptr<char, release> data;
+  std::size_t size = 0;
+  char* get(std::size_t bytes) {
+    if (bytes > size) {
+      const std::size_t rounded = (bytes + 4095) / 4096 * 4096;
+      data.reset(static_cast<char*>(std::aligned_alloc(4096, rounded)));
+      if (!data) throw std::bad_alloc();
+      size = rounded;
+    }
+    return data.get();
+  }
+};
+
+template <class Arch, class Tuning> struct simd_policy : generic_tile_ops {
+  using generic_tile_ops::load;
+  using generic_tile_ops::mma;
+  using generic_tile_ops::store;
+
+  static constexpr int lanes = 1;
+  using context = cpu::context;
+  using vec = xsimd::batch<float, Arch>;
+  static constexpr int W = int(vec::size);
+  static constexpr int MR = Tuning::MR, NR = Tuning::NR, BM = Tuning::BM, BN = Tuning::BN, BK = Tuning::BK;
+  using atom = simd_atom<Arch, MR, NR>;
+  static_assert(valid_atom<atom>(), "simd atom: maps must cover its tiles");
+  static_assert(BM % 8 == 0 && (MR % 8 == 0 || 8 % MR == 0) && NR % 8 == 0 && NR % W == 0 && BK % W == 0,
+                "simd_policy: packing moves 8 lines × W at a time");
+
+  template <class TIn> struct gemm_config {
+    using atom = simd_policy::atom;
+    using smem_type = float;
+    static constexpr int BM = Tuning::BM, BN = Tuning::BN, BK = Tuning::BK;
+    static constexpr int warps_m = 1, warps_n = 1, stages = Tuning::stages;
+    template <bool KContiguous> using layout_a = packed_a<BM, BK, MR>;
+    template <bool NContiguous> using layout_b = packed_b<BK, BN, NR>;
+  };
+
+  // ---- global -> packed shared (block scope) ---------------------------------
+  template <class Ctx, int R, int C, class TS>
+  static void load(Ctx&, st<float, packed_a<R, C, MR>> dst, const gmatrix<TS>& src, int row0, int col0) {
+    pack<MR, R, C>(dst.data, src.addr(row0, col0), src.row_stride, src.col_stride, src.rows - row0, src.cols - col0);
+    packed_a<R, C, MR>::extent::set(dst.data, clamp(src.rows - row0, R), clamp(src.cols - col0, C));
+  }
+  template <class Ctx, int R, int C, class TS>
+  static void load(Ctx&, st<float, packed_b<R, C, NR>> dst, const gmatrix<TS>& src, int row0, int col0) {
+    pack<NR, C, R>(dst.data, src.addr(row0, col0), src.col_stride, src.row_stride, src.cols - col0, src.rows - row0);
+    packed_b<R, C, NR>::extent::set(dst.data, clamp(src.cols - col0, C), clamp(src.rows - row0, R));
+  }
+
+  // ---- packed shared -> accumulator (warp scope) -----------------------------
+  template <class Ctx, int TM, int TN, int R, int C, int RB, int CB>
+  static void mma(Ctx& ctx, rt<atom, operand::c, TM, TN>& c, st<float, packed_a<R, C, MR>> a,
+                  st<float, packed_b<RB, CB, NR>> b, int a_row0, int b_col0) {
+    static_assert(C == RB, "mma: A's K must equal B's K");
+    if (a_row0 % MR != 0 || b_col0 % NR != 0) {  // not on panel boundaries: the portable path
+      generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
+      return;
+    }
+    int a_lines, a_depth, b_lines, b_depth;
+    packed_a<R, C, MR>::extent::get(a.data, a_lines, a_depth);
+    packed_b<RB, CB, NR>::extent::get(b.data, b_lines, b_depth);
+    const int depth = a_depth < b_depth ? a_depth : b_depth;  // beyond: zeros on both sides
+    const int tm = clamp((a_lines - a_row0 + MR - 1) / MR, TM), tn = clamp((b_lines - b_col0 + NR - 1) / NR, TN);
+    const float* pa = a.data + (a_row0 / MR) * MR * C;
+    const float* pb = b.data + (b_col0 / NR) * NR * C;
+    for (int j = 0; j < tn; ++j)
+      for (int i = 0; i < tm; ++i) micro_kernel(pa + i * MR * C, pb + j * NR * C, c.frag[i][j], depth);
+  }
+
+  // ---- accumulator -> global: the epilogue (warp scope) ----------------------
+  template <class Ctx, int TM, int TN, class TD>
+  static void store(Ctx&, const gmatrix<TD>& dst, const rt<atom, operand::c, TM, TN>& t, int row0, int col0,
+                    float alpha, float beta) {
+    for (int i = 0; i < TM; ++i)
+      for (int j = 0; j < TN; ++j) {
+        const int r0 = row0 + i * MR, c0 = col0 + j * NR;
+        if (r0 >= dst.rows || c0 >= dst.cols) continue;
+        const bool full = r0 + MR <= dst.rows && c0 + NR <= dst.cols;
+        if (full && dst.col_stride == 1) store_rows(dst, t.frag[i][j], r0, c0, alpha, beta);
+        else store_any(dst, t.frag[i][j], r0, c0, alpha, beta);
+      }
+  }
+
+  // ---- launcher: one oneTBB task per block ----------------------------------
+  template <class Kernel, class Params> static void launch(const launch_shape& shape, const Params& params, int threads) {
+    const long blocks = long(shape.grid_x) * shape.grid_z;
+    if (blocks == 0) return;
+    tbb::enumerable_thread_specific<simd_arena<Arch>> arenas;
+    auto body = [&](const block_range<Arch>& range) {
+      char* arena = arenas.local().get(std::size_t(shape.smem_bytes) + 64);
+      for (long blk = range.first; blk != range.last; ++blk) {
+        context ctx{int(blk % shape.grid_x), shape.grid_z, int(blk / shape.grid_x), arena};
+        Kernel::run(ctx, params);
+      }
+    };
+    if (threads > 0) {
+      tbb::task_arena arena(threads);
+      arena.execute([&] { tbb::parallel_for(block_range<Arch>(0, blocks), body); });
+    } else {
+      tbb::parallel_for(block_range<Arch>(0, blocks), body);
+    }
+  }
+
+ private:
+  TESSEL_HOST_DEVICE static int clamp(int v, int hi) { return v < 0 ? 0 : v < hi ? v : hi; }
+
+  // Packs Lines × Depth elements (line l, depth d at src[l·ls + d·ds]) into
+  // panels of P lines: (l, d) -> (l/P)·P·Depth + d·P + l%P. Elements with
+  // l >= lines or d >= depth (outside the matrix) are 0.
+  template <int P, int Lines, int Depth, class TS>
+  static void pack(float* dst, const TS* src, std::int64_t ls, std::int64_t ds, int lines, int depth) {
+    lines = lines < Lines ? lines : Lines;
+    depth = depth < Depth ? depth : Depth;
+    if (ds == 1 && Depth > 1) pack_transposed<P, Lines, Depth>(dst, src, ls, lines, depth);
+    else pack_direct<P, Lines, Depth>(dst, src, ls, ds, lines, depth);
+  }
+
+  template <int P, int Depth>
+  TESSEL_HOST_DEVICE static float& at(float* dst, int l, int d) {
+    return dst[(l / P) * (P * Depth) + d * P + l % P];
+  }
+  template <int P, int Depth, class TS>
+  TESSEL_HOST_DEVICE static void pack_scalar(float* dst, const TS* src, std::int64_t ls, std::int64_t ds, int l0, int l1,
+                                             int d0, int d1, int lines, int depth) {
+    for (int d = d0; d < d1; ++d)
+      for (int l = l0; l < l1; ++l) at<P, Depth>(dst, l, d) = (l < lines && d < depth) ? to_float(src[l * ls + d * ds]) : 0.0f;
+  }
+
+  // Lines contiguous in memory (ls == 1): each depth slice is a run of floats.
+  template <int P, int Lines, int Depth, class TS>
+  static void pack_direct(float* dst, const TS* src, std::int64_t ls, std::int64_t ds, int lines, int depth) {
+    if (ls != 1) {  // neither stride is 1 only for a single line or a single depth slice
+      pack_scalar<P, Depth>(dst, src, ls, ds, 0, Lines, 0, Depth, lines, depth);
+      return;
+    }
+    const int full = lines / W * W;
+    for (int d = 0; d < Depth; ++d) {
+      if (d >= depth) {
+        pack_scalar<P, Depth>(dst, src, ls, ds, 0, Lines, d, d + 1, 0, 0);
+        continue;
+      }
+      const TS* s = src + d * ds;
+      for (int l = 0; l < full; l += W) {
+        alignas(64) float tmp[W];
+        load_as_float<Arch>(s + l).store_aligned(tmp);
+        // W lines: W / P whole panels (P < W) or a part of one panel (P % W == 0)
+        for (int q = 0; q < W; q += (P < W ? P : W))
+          std::memcpy(&at<P, Depth>(dst, l + q, d), tmp + q, sizeof(float) * (P < W ? P : W));
+      }
+      pack_scalar<P, Depth>(dst, src, ls, ds, full, Lines, d, d + 1, lines, depth);
+    }
+  }
+
+  // Depth contiguous in memory (ds == 1): 8 lines × W depth values are read as
+  // 8 vectors and transposed into W rows of 8 lines.
+  template <int P, int Lines, int Depth, class TS>
+  static void pack_transposed(float* dst, const TS* src, std::int64_t ls, int lines, int depth) {
+    static_assert(Lines % 8 == 0 && Depth % W == 0, "pack: tiles are whole 8 × W blocks");
+    for (int l = 0; l < Lines; l += 8)
+      for (int d = 0; d < Depth; d += W) {
+        if (l + 8 > lines || d + W > depth) {
+          pack_scalar<P, Depth>(dst, src, ls, 1, l, l + 8, d, d + W, lines, depth);
+          continue;
+        }
+        vec v[8];
+        for (int q = 0; q < 8; ++q) v[q] = load_as_float<Arch>(src + (l + q) * ls + d);
+        if constexpr (P % 8 == 0) {
+          isa_ops<Arch>::transpose8(v, &at<P, Depth>(dst, l, d), P);
+        } else {  // P = 4 or 2: the 8 lines span 8 / P panels
+          alignas(64) float tmp[W * 8];
+          isa_ops<Arch>::transpose8(v, tmp, 8);
+          for (int k = 0; k < W; ++k)
+            for (int q = 0; q < 8; q += P) std::memcpy(&at<P, Depth>(dst, l + q, d + k), tmp + k * 8 + q, sizeof(float) * P);
+        }
+      }
+  }
+
+  // C(MR × NR, row-major, at c) += A panel (MR × depth, k-major) · B panel (depth × NR, k-major).
+  static void micro_kernel(const float* a, const float* b, float* c, int depth) {
+    constexpr int NV = NR / W;
+    vec acc[MR][NV];
+    static_for<MR>([&](auto r) { static_for<NV>([&](auto v) { acc[r][v] = vec::load_aligned(c + r * NR + v * W); }); });
+    for (int k = 0; k < depth; ++k) {
+      vec bv[NV];
+      static_for<NV>([&](auto v) { bv[v] = vec::load_aligned(b + k * NR + v * W); });
+      static_for<MR>([&](auto r) {
+        const vec av(a[k * MR + r]);
+        static_for<NV>([&](auto v) { acc[r][v] = xsimd::fma(av, bv[v], acc[r][v]); });
+      });
+    }
+    static_for<MR>([&](auto r) { static_for<NV>([&](auto v) { acc[r][v].store_aligned(c + r * NR + v * W); }); });
+  }
+
+  // A whole micro-tile into row-major C.
+  template <class TD>
+  static void store_rows(const gmatrix<TD>& dst, const float* t, int r0, int c0, float alpha, float beta) {
+    const vec va(alpha), vb(beta);
+    for (int r = 0; r < MR; ++r) {
+      TD* p = dst.addr(r0 + r, c0);
+      for (int n = 0; n < NR; n += W) {
+        vec out = va * vec::load_aligned(t + r * NR + n);
+        if (beta != 0.0f) out = xsimd::fma(vb, load_as_float<Arch>(p + n), out);
+        store_from_float<Arch>(p + n, out);
+      }
+    }
+  }
+  // Edge micro-tiles and column-major C: element by element, same arithmetic.
+  template <class TD>
+  static void store_any(const gmatrix<TD>& dst, const float* t, int r0, int c0, float alpha, float beta) {
+    const int rows = dst.rows - r0 < MR ? dst.rows - r0 : MR, cols = dst.cols - c0 < NR ? dst.cols - c0 : NR;
+    for (int n = 0; n < cols; ++n)
+      for (int r = 0; r < rows; ++r) {
+        TD* p = dst.addr(r0 + r, c0 + n);
+        float out = alpha * t[r * NR + n];
+        if (beta != 0.0f) out = std::fma(beta, to_float(*p), out);
+        *p = convert<TD>(out);
+      }
+  }
+};
+
+}  // namespace tessel::cpu
