@@ -73,8 +73,24 @@ template <class Atom, operand Role> constexpr bool covers(bool exactly_once) {
   return true;
 }
 
+// Whether the values of a lane's C fragment fall into rows (and columns) the
+// same way in every lane: v and w share a row in lane l iff they do in lane 0.
+// The generic reductions rely on it to index fragments at compile time.
+template <class Atom> constexpr bool c_grouping_is_lane_invariant() {
+  for (int l = 0; l < Atom::lanes; ++l)
+    for (int v = 0; v < Atom::c_values; ++v)
+      for (int w = 0; w < Atom::c_values; ++w) {
+        const bool row0 = Atom::c_coord(0, v).row == Atom::c_coord(0, w).row;
+        const bool col0 = Atom::c_coord(0, v).col == Atom::c_coord(0, w).col;
+        if ((Atom::c_coord(l, v).row == Atom::c_coord(l, w).row) != row0) return false;
+        if ((Atom::c_coord(l, v).col == Atom::c_coord(l, w).col) != col0) return false;
+      }
+  return true;
+}
+
 template <class Atom> constexpr bool valid_atom() {
-  return covers<Atom, operand::a>(false) && covers<Atom, operand::b>(false) && covers<Atom, operand::c>(true);
+  return covers<Atom, operand::a>(false) && covers<Atom, operand::b>(false) && covers<Atom, operand::c>(true) &&
+         c_grouping_is_lane_invariant<Atom>();
 }
 
 }  // namespace tessel

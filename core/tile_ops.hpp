@@ -9,11 +9,31 @@
 // block-scope (all threads of the block take part); the register-tile ops are
 // warp-scope: each lane acts on its own fragment, `ctx.lane()` says which.
 #pragma once
+#include <utility>
+
 #include "tessel/core/global_tile.hpp"
 #include "tessel/core/register_tile.hpp"
 #include "tessel/core/shared_tile.hpp"
 
 namespace tessel {
+
+namespace detail {
+// Element s of an atom's constexpr mask array (c_row_xor / c_col_xor), read in
+// a way device code may use: nvcc refuses device reads of a host constexpr
+// array, but accepts its elements as template arguments.
+template <class Atom, bool Rows, std::size_t... I>
+TESSEL_HOST_DEVICE int xor_mask(int s, std::index_sequence<I...>) {
+  int m = 0;
+  ((m = int(I) == s ? std::integral_constant<int, Rows ? Atom::c_row_xor[I] : Atom::c_col_xor[I]>::value : m), ...);
+  return m;
+}
+template <class Atom> TESSEL_HOST_DEVICE int c_row_xor(int s) {
+  return xor_mask<Atom, true>(s, std::make_index_sequence<std::size_t(Atom::c_row_xor_count)>{});
+}
+template <class Atom> TESSEL_HOST_DEVICE int c_col_xor(int s) {
+  return xor_mask<Atom, false>(s, std::make_index_sequence<std::size_t(Atom::c_col_xor_count)>{});
+}
+}  // namespace detail
 
 struct generic_tile_ops {
   // ---- global <-> shared (block scope) --------------------------------------
@@ -125,53 +145,56 @@ struct generic_tile_ops {
 
   // ---- reductions and broadcasts over C tiles (warp scope) --------------------
   // out[i][v] = op over the columns of row where(lane, i, ·, v).row. Each lane
-  // folds its own values into one partial per atom row (one pass), then
-  // combines with the lanes the atom names in c_row_xor (lanes holding other
-  // columns of the same rows).
+  // folds its own values of that row, then combines with the lanes the atom
+  // names in c_row_xor (lanes holding other columns of the same rows). Which of
+  // a lane's values share a row is the same in every lane (valid_atom checks
+  // it), so it is read off lane 0 and every index here is a compile-time
+  // constant once the loops unroll: fragments stay in registers on GPUs.
   template <class Ctx, class Tile, class Op>
   TESSEL_HOST_DEVICE static void row_reduce(Ctx& ctx, col_vector<Tile>& out, const Tile& t, Op op) {
     using Atom = typename Tile::atom;
-    constexpr int rows = Tile::geometry::rows;
-    const int lane = ctx.lane();
+    using G = typename Tile::geometry;
     TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i) {
-      float part[rows];
-      bool seen[rows];
-      TESSEL_UNROLL for (int r = 0; r < rows; ++r) seen[r] = false;
-      TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
-        TESSEL_UNROLL for (int w = 0; w < Tile::values; ++w) {
-          const int r = Tile::geometry::at(lane, w).row;
-          const float x = to_float(t.frag[i][j][w]);
-          part[r] = seen[r] ? op(part[r], x) : x;
-          seen[r] = true;
-        }
-      TESSEL_UNROLL for (int r = 0; r < rows; ++r)
-        if (seen[r])
-          TESSEL_UNROLL for (int s = 0; s < Atom::c_row_xor_count; ++s) part[r] = op(part[r], ctx.shfl_xor(part[r], Atom::c_row_xor[s]));
-      TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) out.value[i][v] = part[Tile::geometry::at(lane, v).row];
+      TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) {
+        if (first_in_row<G>(v) != v) continue;
+        float acc = to_float(t.frag[i][0][v]);
+        TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
+          TESSEL_UNROLL for (int w = 0; w < Tile::values; ++w)
+            if ((j != 0 || w != v) && first_in_row<G>(w) == v) acc = op(acc, to_float(t.frag[i][j][w]));
+        TESSEL_UNROLL for (int s = 0; s < Atom::c_row_xor_count; ++s) acc = op(acc, ctx.shfl_xor(acc, detail::c_row_xor<Atom>(s)));
+        out.value[i][v] = acc;
+      }
+      TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) out.value[i][v] = out.value[i][first_in_row<G>(v)];
     }
   }
   // out[j][v] = op over the rows of column where(lane, ·, j, v).col.
   template <class Ctx, class Tile, class Op>
   TESSEL_HOST_DEVICE static void col_reduce(Ctx& ctx, row_vector<Tile>& out, const Tile& t, Op op) {
     using Atom = typename Tile::atom;
-    constexpr int cols = Tile::geometry::cols;
-    const int lane = ctx.lane();
+    using G = typename Tile::geometry;
     TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j) {
-      float part[cols];
-      bool seen[cols];
-      TESSEL_UNROLL for (int c = 0; c < cols; ++c) seen[c] = false;
-      TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
-        TESSEL_UNROLL for (int w = 0; w < Tile::values; ++w) {
-          const int c = Tile::geometry::at(lane, w).col;
-          const float x = to_float(t.frag[i][j][w]);
-          part[c] = seen[c] ? op(part[c], x) : x;
-          seen[c] = true;
-        }
-      TESSEL_UNROLL for (int c = 0; c < cols; ++c)
-        if (seen[c])
-          TESSEL_UNROLL for (int s = 0; s < Atom::c_col_xor_count; ++s) part[c] = op(part[c], ctx.shfl_xor(part[c], Atom::c_col_xor[s]));
-      TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) out.value[j][v] = part[Tile::geometry::at(lane, v).col];
+      TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) {
+        if (first_in_col<G>(v) != v) continue;
+        float acc = to_float(t.frag[0][j][v]);
+        TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
+          TESSEL_UNROLL for (int w = 0; w < Tile::values; ++w)
+            if ((i != 0 || w != v) && first_in_col<G>(w) == v) acc = op(acc, to_float(t.frag[i][j][w]));
+        TESSEL_UNROLL for (int s = 0; s < Atom::c_col_xor_count; ++s) acc = op(acc, ctx.shfl_xor(acc, detail::c_col_xor<Atom>(s)));
+        out.value[j][v] = acc;
+      }
+      TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) out.value[j][v] = out.value[j][first_in_col<G>(v)];
     }
+  }
+  // The first of a lane's values that lies in the same row (column) as value v.
+  template <class G> TESSEL_HOST_DEVICE static constexpr int first_in_row(int v) {
+    for (int w = 0; w < v; ++w)
+      if (G::at(0, w).row == G::at(0, v).row) return w;
+    return v;
+  }
+  template <class G> TESSEL_HOST_DEVICE static constexpr int first_in_col(int v) {
+    for (int w = 0; w < v; ++w)
+      if (G::at(0, w).col == G::at(0, v).col) return w;
+    return v;
   }
   // t(r, c) = f(t(r, c), vec[r]) — a column vector broadcast along each row.
   template <class Tile, class F> TESSEL_HOST_DEVICE static void broadcast_rows(Tile& t, const col_vector<Tile>& vec, F f) {

@@ -25,7 +25,7 @@ bool device_available() {
 
 std::string device_description() {
   if (!device_available()) return "no cuda device";
-  cudaDeviceProp_t prop;
+  cudaDeviceProp prop;
   check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
   int driver = 0;
   check(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");

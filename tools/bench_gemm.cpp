@@ -109,6 +109,7 @@ int bench_gemm(const parsed_args& args, bench_env& env) {
   if (!args.positional.empty()) throw usage_error("unexpected argument '" + args.positional[0] + "'");
   const std::vector<shape3> shapes = parse_shapes(args);
   const bool ta = args.flag("--trans-a"), tb = args.flag("--trans-b");
+  env.require_device();
   bench_report& rep = *env.report;
 
   std::unique_ptr<bench::gemm_peer> peer = bench::make_gemm_peer();

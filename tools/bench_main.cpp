@@ -3,6 +3,7 @@
 // Parses the common options, prints the machine description, runs the op
 // named by the first word (bench_ops.hpp), writes --json. Exit status: 0 all
 // checks passed, 1 a check failed or an error, 2 a bad command line.
+#include <stdexcept>
 #include <oneapi/tbb/info.h>
 
 #include <cstdio>
@@ -37,6 +38,16 @@ const char details[] =
     "gemm: tessel::gemm against the build's peer (OpenBLAS sgemm on CPU, cuBLAS GemmEx on CUDA, none on HIP)\n"
     "  on the same inputs, fp32 output. --shapes S,... are square sizes, --shape MxNxK (repeatable) any;\n"
     "  default --shapes 1024,2048,4096.\n"
+    "attention: tessel::attention, layout [batch, seq, heads, head_dim], seq_q = seq_kv = each of --seqs\n"
+    "  (default 1024,4096), --head-dim list (default 64,128), --heads (default 8), --kv-heads (default heads;\n"
+    "  must divide heads), --batch (default 1) or --tokens T (batch = max(1, T / seq)); --causal, or --both\n"
+    "  for non-causal and causal rows. FLOPs = 4*batch*heads*seq^2*head_dim, halved when causal. Peer on CPU:\n"
+    "  an unfused attention (OpenBLAS sgemm, fp32 softmax, sgemm; one (batch, head) at a time) on the same\n"
+    "  values widened to fp32; it needs seq^2 floats, so rows above --peer-max-gib (default 6) skip it and\n"
+    "  say so. GPU builds: no peer (bench/attention_vs_sdpa.py compares with SDPA), --dtype default bf16,\n"
+    "  fp32 refused. Checked: tessel vs peer on all of out and vs float64 on 32 sampled query rows; --tol\n"
+    "  defaults per dtype (bf16 1e-2, fp16 2e-3, fp32 1e-5). Column +MiB: tessel's peak RSS growth in\n"
+    "  its first call (CPU).\n"
     "--dtype      input types to sweep (default fp32)\n"
     "--threads    CPU builds: thread counts to sweep for tessel and the peer (default: all cores)\n"
     "--repeat     timed rounds per contender (default 7); the table shows the median\n"
@@ -97,11 +108,6 @@ int run(int argc, char** argv) {
 
   if (args.has("--json") && !std::ofstream(args.str("--json"), std::ios::trunc))
     throw usage_error("'--json': cannot write '" + args.str("--json") + "'");
-  if (!support::device_available()) {
-    std::fprintf(stderr, "tessel-bench: error: this build's device (%s) is not available: %s\n",
-                 device_name(env.dev.kind), support::device_description().c_str());
-    return 1;
-  }
   const std::string dev_desc = support::device_description();
   std::printf("tessel-bench %s — tessel %s, backends: %s, device %s:%d: %s\n", op->name, TESSEL_TOOLS_VERSION,
               built_backends(), device_name(env.dev.kind), env.dev.index, dev_desc.c_str());
@@ -141,6 +147,13 @@ int run(int argc, char** argv) {
 }
 
 }  // namespace
+
+void bench_env::require_device() const {
+  if (!support::device_available())
+    throw std::runtime_error(std::string("this build's device (") + device_name(dev.kind) +
+                             ") is not available: " + support::device_description());
+}
+
 }  // namespace tessel::tools
 
 int main(int argc, char** argv) {

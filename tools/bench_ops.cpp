@@ -14,7 +14,12 @@ const std::vector<bench_op>& bench_ops() {
       {"gemm", "[--shapes S1,S2,... | --shape MxNxK ...] [--trans-a] [--trans-b]",
        {{"--shapes", true, true}, {"--shape", true, true}, {"--trans-a", false}, {"--trans-b", false}},
        bench_gemm},
-      // {"attention", ..., bench_attention},
+      {"attention",
+       "[--seqs 1024,4096] [--head-dim 64,128] [--heads H] [--kv-heads H] [--batch B | --tokens T]\n"
+       "      [--causal | --both] [--peer-max-gib G]",
+       {{"--seqs", true}, {"--head-dim", true}, {"--heads", true}, {"--kv-heads", true}, {"--batch", true},
+        {"--tokens", true}, {"--causal", false}, {"--both", false}, {"--peer-max-gib", true}},
+       bench_attention},
   };
   return ops;
 }

@@ -29,6 +29,10 @@ struct bench_env {
   double rotate_bytes = 256.0 * (1 << 20);  // input sets are rotated until they span this much memory
   double min_sample_ms = 1.0;
   bench_report* report = nullptr;
+  // Ops call this once their own options are checked (so a bad command line is
+  // a usage error, exit 2, even where the device is missing): throws if the
+  // build's device is not available (exit 1).
+  void require_device() const;
 };
 
 struct bench_op {
@@ -41,6 +45,7 @@ struct bench_op {
 const std::vector<bench_op>& bench_ops();
 
 int bench_gemm(const parsed_args& args, bench_env& env);
+int bench_attention(const parsed_args& args, bench_env& env);
 
 // One thing being timed: call() enqueues or runs one operation.
 struct contender {

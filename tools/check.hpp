@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "tessel/tensor.hpp"
 
 namespace tessel::tools {
 
@@ -22,11 +23,20 @@ class input_error : public std::runtime_error {
 };
 
 extern const std::vector<option_spec> check_gemm_options;
+extern const std::vector<option_spec> check_attention_options;
 
 int check_gemm(const parsed_args& args);
+int check_attention(const parsed_args& args);
 
 // The default tolerances, documented in the usage text.
 inline constexpr double default_gemm_tol = 1e-3;
 inline constexpr double default_compare_tol = 1e-2;
+// attention: out's relative error per input type, as in tests/attention_cases.cpp (P
+// is rounded to the input type before P·V and out is rounded once to it); LSE max
+// abs error 1e-3. Shared by tessel-check attention and tessel-bench attention.
+inline double default_attention_tol(dtype t) {
+  return t == dtype::bf16 ? 1e-2 : t == dtype::f16 ? 2e-3 : 1e-5;
+}
+inline constexpr double default_lse_tol = 1e-3;
 
 }  // namespace tessel::tools

@@ -21,6 +21,10 @@ const char synopsis[] =
     "                    [--dtype fp32|fp16|bf16] [--out D.npy] [--tol T] [--threads N]\n"
     "  tessel-check gemm --m M --n N --k K [--batch Z] [--alpha X --beta Y] [--trans-a] [--trans-b]\n"
     "                    [--dtype fp32|fp16|bf16] [--seed S] [--out D.npy] [--tol T] [--threads N]\n"
+    "  tessel-check attention --q Q.npy --k K.npy --v V.npy [--dtype fp32|fp16|bf16] [--causal] [--scale S]\n"
+    "                    [--out O.npy] [--lse L.npy] [--tol T] [--lse-tol T] [--threads N]\n"
+    "  tessel-check attention --q-len L [--kv-len L] [--batch B] [--heads H] [--kv-heads H] [--head-dim 64|128]\n"
+    "                    [--dtype ...] [--causal] [--scale S] [--seed S] [--out O.npy] [--lse L.npy] [--tol T] ...\n"
     "  tessel-check compare X.npy Y.npy [--tol T]\n";
 const char details[] =
     "\n"
@@ -31,6 +35,17 @@ const char details[] =
     "  on the CPU backend; each is compared with a float64 product of the same rounded inputs, and the two\n"
     "  with each other (relative Frobenius error). Exit 1 if any error exceeds --tol (default 1e-3).\n"
     "  --out writes the device's result as float32 .npy. --threads: CPU threads (default: all).\n"
+    "attention: O = softmax(scale * Q K^T + mask) V per (batch, head) with Q [batch, q_len, heads, head_dim],\n"
+    "  K and V [batch, kv_len, kv_heads, head_dim] float32 or float16 .npy files (kv_heads dividing heads:\n"
+    "  grouped-query), or random inputs in [-1, 1) (--q-len required; defaults batch 1, heads 1, kv_heads =\n"
+    "  heads, kv_len = q_len, head_dim 64). head_dim 64 or 128. Inputs are rounded to --dtype (default fp32;\n"
+    "  fp32 attention exists on the CPU backend only); out has that type and is written as float32.\n"
+    "  --causal masks key j for query i when j > i + kv_len - q_len (bottom-right); a row that sees no key\n"
+    "  is zeros with LSE -inf. --scale defaults to 1/sqrt(head_dim). Runs on this build's device and on the\n"
+    "  CPU backend; reports out's relative Frobenius error of each vs a float64 reference of the rounded\n"
+    "  inputs and device vs CPU (exit 1 above --tol: default bf16 1e-2, fp16 2e-3, fp32 1e-5), and the\n"
+    "  log-sum-exp's max abs error (exit 1 above --lse-tol, default 1e-3). --out writes the device's O\n"
+    "  (float32 [batch, q_len, heads, head_dim]), --lse its LSE (float32 [batch, heads, q_len]).\n"
     "compare: prints ||X - Y||_F / ||Y||_F (||X||_F if Y is zero; inf if either holds NaN/inf) and\n"
     "  exits 1 if it exceeds --tol (default 1e-2: enough for bf16-rounded inputs against a float32\n"
     "  reference; use 1e-5 or so to compare float32 results). Shapes must be equal.\n"
@@ -75,8 +90,9 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (cmd == "gemm") return check_gemm(parse_args(words, check_gemm_options));
+  if (cmd == "attention") return check_attention(parse_args(words, check_attention_options));
   if (cmd == "compare") return compare(parse_args(words, {{"--tol", true}}));
-  throw usage_error("unknown command '" + cmd + "' (expected gemm or compare)");
+  throw usage_error("unknown command '" + cmd + "' (expected gemm, attention or compare)");
 }
 
 }  // namespace

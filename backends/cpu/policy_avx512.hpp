@@ -1,12 +1,16 @@
 // tessel/cpu/policy_avx512.hpp — the avx512 CPU policy: 8 × 48 micro-tile (24 zmm accumulators), blocks 128 × 192 × 256.
 //
+// Attention: column atom of 64 rows (4 zmm) × 4 broadcast columns (16 zmm
+// accumulators), blocks of 128 query rows × 64 key/value rows, two stages.
 // Include only from translation units compiled with the avx512 flags
-// (backends/cpu/gemm_avx512.cpp and the avx512 test category); the choice of
-// shape is explained in gemm_avx512.cpp and bench/notes/cpu_gemm.md.
+// (backends/cpu/gemm_avx512.cpp, attention_avx512.cpp and the avx512 test
+// category); the choice of shapes is explained in bench/notes/cpu_gemm.md and
+// bench/notes/cpu_attention.md.
 #pragma once
 #include "tessel/cpu/arch/avx512.hpp"
 #include "tessel/cpu/policy_simd.hpp"
 
 namespace tessel::cpu {
-using avx512_policy = simd_policy<xsimd::avx512bw, simd_tuning<8, 48, 128, 192, 256, 2>>;
+using avx512_policy = simd_policy<xsimd::avx512bw, simd_tuning<8, 48, 128, 192, 256, 2>,
+                                  simd_attention_tuning<64, 4, 128, 64, 64, 2>>;
 }  // namespace tessel::cpu

@@ -1,7 +1,9 @@
 // tessel/cpu/policy_simd.hpp — the CPU policy on the SIMD FMA atom (AVX2 / AVX-512 via xsimd).
 //
-// simd_policy<Arch, Tuning> is a GotoBLAS-style GEMM expressed through the
-// kernel's tile ops:
+// simd_policy<Arch, Tuning, AttnTuning>: its attention side (attention_config
+// and the attention tile ops, on the column atom) is its base class,
+// simd_attention_ops in attention_simd.hpp. Its GEMM side is a GotoBLAS-style
+// GEMM expressed through the kernel's tile ops:
 //   shared tiles  micro-panel packed fp32 (whatever the input type/majorness):
 //                 A (BM × BK): MR-row panels, k-major:  (r, k) -> (r/MR)·MR·BK + k·MR + r%MR
 //                 B (BK × BN): NR-col panels, k-major:  (k, n) -> (n/NR)·BK·NR + k·NR + n%NR
@@ -34,6 +36,7 @@
 #include "tessel/core/scope.hpp"
 #include "tessel/core/tile_ops.hpp"
 #include "tessel/cpu/arch/convert.hpp"
+#include "tessel/cpu/attention_simd.hpp"
 #include "tessel/cpu/atom/simd.hpp"
 #include "tessel/cpu/launch.hpp"
 
@@ -116,10 +119,16 @@ template <class Arch> struct simd_arena {
   }
 };
 
-template <class Arch, class Tuning> struct simd_policy : generic_tile_ops {
-  using generic_tile_ops::load;
-  using generic_tile_ops::mma;
-  using generic_tile_ops::store;
+// AttnTuning: the attention path's shapes (attention_simd.hpp, the policy's base,
+// has attention_config and the attention tile ops).
+template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_attention_ops<Arch, AttnTuning> {
+  using attention_ops = simd_attention_ops<Arch, AttnTuning>;
+  using attention_ops::broadcast_rows;
+  using attention_ops::load;
+  using attention_ops::map;
+  using attention_ops::mma;
+  using attention_ops::row_reduce;
+  using attention_ops::store;
 
   static constexpr int lanes = 1;
   using context = cpu::context;

@@ -143,8 +143,9 @@ template <class P, class T, int D> struct attention_kernel {
   }
 
   template <class V> TESSEL_DEVICE static void fill(V& vec, float x) {
-    for (auto& row : vec.value)
-      for (float& e : row) e = x;
+    constexpr int rows = sizeof(vec.value) / sizeof(vec.value[0]), cols = sizeof(vec.value[0]) / sizeof(float);
+    TESSEL_UNROLL for (int i = 0; i < rows; ++i)
+      TESSEL_UNROLL for (int v = 0; v < cols; ++v) vec.value[i][v] = x;
   }
 
   // m' = max(m, rowmax s); s = exp2(s − m'); l = l·exp2(m − m') + rowsum s; o ·= exp2(m − m').
@@ -155,8 +156,8 @@ template <class P, class T, int D> struct attention_kernel {
     col_vector<s_tile> mx, sum;
     P::row_reduce(ctx, mx, s, maximum{});
     col_vector<o_tile> rescale;
-    for (int i = 0; i < s_tile::tiles_r; ++i)
-      for (int v = 0; v < s_tile::values && v < o_tile::values; ++v) {
+    TESSEL_UNROLL for (int i = 0; i < s_tile::tiles_r; ++i)
+      TESSEL_UNROLL for (int v = 0; v < s_tile::values && v < o_tile::values; ++v) {
         const float m_new = maximum{}(m.value[i][v], mx.value[i][v]);
         const float base = m_new == neg_infinity() ? 0.0f : m_new;
         rescale.value[i][v] = fast_exp2(m.value[i][v] - base);
@@ -165,8 +166,8 @@ template <class P, class T, int D> struct attention_kernel {
       }
     P::broadcast_rows(s, mx, exp2_of_difference{});
     P::row_reduce(ctx, sum, s, plus{});
-    for (int i = 0; i < s_tile::tiles_r; ++i)
-      for (int v = 0; v < s_tile::values && v < o_tile::values; ++v)
+    TESSEL_UNROLL for (int i = 0; i < s_tile::tiles_r; ++i)
+      TESSEL_UNROLL for (int v = 0; v < s_tile::values && v < o_tile::values; ++v)
         l.value[i][v] = l.value[i][v] * rescale.value[i][v] + sum.value[i][v];
     P::broadcast_rows(o, rescale, multiply{});
   }
@@ -175,16 +176,16 @@ template <class P, class T, int D> struct attention_kernel {
   TESSEL_DEVICE static void finish(Ctx& ctx, const problem& p, int b, int head, int qrow0, const gmatrix<T>& gout,
                                    o_tile& o, const col_vector<o_tile>& m, const col_vector<o_tile>& l) {
     col_vector<o_tile> inv;
-    for (int i = 0; i < o_tile::tiles_r; ++i)
-      for (int v = 0; v < o_tile::values; ++v) inv.value[i][v] = l.value[i][v] > 0.0f ? 1.0f / l.value[i][v] : 0.0f;
+    TESSEL_UNROLL for (int i = 0; i < o_tile::tiles_r; ++i)
+      TESSEL_UNROLL for (int v = 0; v < o_tile::values; ++v) inv.value[i][v] = l.value[i][v] > 0.0f ? 1.0f / l.value[i][v] : 0.0f;
     P::broadcast_rows(o, inv, multiply{});
     P::store(ctx, gout, o, qrow0, 0, 1.0f, 0.0f);
     if (p.lse == nullptr) return;
     const int lane = ctx.lane();
     float* lse = p.lse + b * p.l_bs + head * p.l_hs;
     constexpr float ln2 = 0.6931471805599453f;
-    for (int i = 0; i < o_tile::tiles_r; ++i)
-      for (int v = 0; v < o_tile::values; ++v) {
+    TESSEL_UNROLL for (int i = 0; i < o_tile::tiles_r; ++i)
+      TESSEL_UNROLL for (int v = 0; v < o_tile::values; ++v) {
         const coord x = o_tile::where(lane, i, 0, v);
         if (x.col != o_tile::where(lane, 0, 0, 0).col) continue;  // one writer column per lane
         const int row = qrow0 + x.row;

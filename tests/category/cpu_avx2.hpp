@@ -29,4 +29,6 @@ template <class Kernel, class Params> void run_kernel(const launch_shape& s, con
 }  // namespace tessel::test
 
 #define TESSEL_TILE_CONFIGS \
-  ::tessel::test::tile_config<::tessel::cpu::avx2_policy, ::tessel::cpu::avx2_policy::gemm_config<float>::atom>
+  ::tessel::test::tile_config<::tessel::cpu::avx2_policy, ::tessel::cpu::avx2_policy::gemm_config<float>::atom>, \
+      ::tessel::test::tile_config<::tessel::cpu::avx2_policy,                                  \
+                                  ::tessel::cpu::avx2_policy::attention_config<float, 64>::atom>

@@ -129,8 +129,10 @@ TEST_F(ToolsCli, BadCommandLinesExit2WithUsage) {
     EXPECT_NE(r.output.find("usage:"), std::string::npos) << r.output;
   }
   EXPECT_EQ(check("--help").status, 0);
-  for (const char* args : {"", "attention", "gemm --bogus", "gemm --shape 4x4", "gemm --shapes 0",
-                                 "gemm --repeat x", "gemm --dtype int8", "gemm --shape 4x4x4 --repeat"}) {
+  for (const char* args : {"", "softmax", "gemm --bogus", "gemm --shape 4x4", "gemm --shapes 0", "gemm --repeat x",
+                           "gemm --dtype int8", "gemm --shape 4x4x4 --repeat", "attention --seqs 0",
+                           "attention --head-dim 32", "attention --causal --both", "attention --batch 2 --tokens 64",
+                           "attention --heads 6 --kv-heads 4"}) {
     SCOPED_TRACE(args);
     const result r = bench(args);
     EXPECT_EQ(r.status, 2) << r.output;

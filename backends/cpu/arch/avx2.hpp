@@ -5,6 +5,7 @@
 #include <immintrin.h>
 
 #include "tessel/core/config.hpp"
+#include "tessel/cpu/arch/exp2.hpp"
 #include "tessel/cpu/arch/isa_ops.hpp"
 
 namespace tessel::cpu {
@@ -43,6 +44,8 @@ template <> struct isa_ops<xsimd::fma3<xsimd::avx2>> {
     const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(low, low), 0x08);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(packed));
   }
+  // p · 2^n, n integral in [−151, 128] (exp2.hpp)
+  TESSEL_HOST_DEVICE static f32 scale2(f32 p, f32 n) { return scale2_by_halves<arch>(p, n); }
   TESSEL_HOST_DEVICE static void transpose8(const f32 (&in)[8], float* out, int ld) {
     const __m256 r[8] = {in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7]};
     transpose8x8_ps(r, out, ld);

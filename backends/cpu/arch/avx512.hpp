@@ -19,6 +19,8 @@ template <> struct isa_ops<xsimd::avx512bw> {
   TESSEL_HOST_DEVICE static void store_u16(std::uint16_t* p, i32 v) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi32_epi16(v));  // truncates to 16 bits
   }
+  // p · 2^n, n integral (vscalefps: one rounding, subnormals and ±inf handled)
+  TESSEL_HOST_DEVICE static f32 scale2(f32 p, f32 n) { return _mm512_scalef_ps(p, n); }
   // 8 lines × 16: the low halves give rows 0..7, the high halves rows 8..15.
   TESSEL_HOST_DEVICE static void transpose8(const f32 (&in)[8], float* out, int ld) {
     __m256 lo[8], hi[8];

@@ -33,23 +33,23 @@ typedef float f32x16 __attribute__((__vector_size__(64)));
 typedef short i16x4 __attribute__((__vector_size__(8)));  // 4 bf16 bit patterns
 typedef _Float16 f16x4 __attribute__((__vector_size__(8)));
 
-TESSEL_DEVICE f32x16 mfma_32x32x8_bf16(i16x4 a, i16x4 b, f32x16 c) {
+// c = a·b + c. (The accumulator goes by reference: a 64-byte vector by value
+// would change the host ABI under g++ without AVX-512.)
+TESSEL_DEVICE void mfma_32x32x8_bf16(f32x16& c, i16x4 a, i16x4 b) {
 #if defined(TESSEL_HIP_MFMA_32X32X8)
-  return __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(a, b, c, 0, 0, 0);
+  c = __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(a, b, c, 0, 0, 0);
 #else
-  (void)a, (void)b;
+  (void)a, (void)b, (void)c;
   __builtin_trap();  // host pass: never called (MFMA is a wavefront instruction)
-  return c;
 #endif
 }
 
-TESSEL_DEVICE f32x16 mfma_32x32x8_f16(f16x4 a, f16x4 b, f32x16 c) {
+TESSEL_DEVICE void mfma_32x32x8_f16(f32x16& c, f16x4 a, f16x4 b) {
 #if defined(TESSEL_HIP_MFMA_32X32X8)
-  return __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, 0, 0, 0);
+  c = __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, 0, 0, 0);
 #else
-  (void)a, (void)b;
+  (void)a, (void)b, (void)c;
   __builtin_trap();
-  return c;
 #endif
 }
 

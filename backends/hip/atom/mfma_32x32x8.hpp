@@ -47,8 +47,8 @@ template <class T> struct mfma_32x32x8 {
     __builtin_memcpy(&vb, b, sizeof vb);
     arch::f32x16 acc;
     TESSEL_UNROLL for (int r = 0; r < 16; ++r) acc[r] = c[r];
-    if constexpr (std::is_same_v<T, bf16>) acc = arch::mfma_32x32x8_bf16(va, vb, acc);
-    else acc = arch::mfma_32x32x8_f16(va, vb, acc);
+    if constexpr (std::is_same_v<T, bf16>) arch::mfma_32x32x8_bf16(acc, va, vb);
+    else arch::mfma_32x32x8_f16(acc, va, vb);
     TESSEL_UNROLL for (int r = 0; r < 16; ++r) c[r] = acc[r];
   }
 };

@@ -1,0 +1,49 @@
+// tessel/cpu/arch/exp2.hpp — exp2 on a float batch of any xsimd arch (~1 ulp).
+//
+// exp2(x) = 2^n · 2^f with n = nearbyint(x), f = x − n in [−0.5, 0.5] (exact);
+// 2^f by a degree-6 polynomial (Cephes exp2f coefficients, relative error
+// about 1.7e-7 over the interval), and 2^n applied by isa_ops<A>::scale2
+// (AVX-512 vscalefps; AVX2 two exact power-of-two factors), so that subnormal
+// results round once, like libm. Special values:
+// −inf and x <= −151 give +0, +inf and x >= 128 give +inf, NaN stays NaN.
+// Templated on the arch tag (ODR: each ISA translation unit has its own copy).
+#pragma once
+#include <cstdint>
+
+#include <xsimd/xsimd.hpp>
+
+#include "tessel/core/config.hpp"
+#include "tessel/cpu/arch/isa_ops.hpp"
+
+namespace tessel::cpu {
+
+// p · 2^n for integral n in [−151, 128], rounded once (the portable way, for
+// isa_ops without a scalef instruction): 2^n = 2^n1 · 2^n2 with n1 = floor(n / 2),
+// both factors normal floats, p · 2^n1 exact.
+template <class A> TESSEL_HOST_DEVICE xsimd::batch<float, A> scale2_by_halves(xsimd::batch<float, A> p, xsimd::batch<float, A> n) {
+  using F = xsimd::batch<float, A>;
+  using I = xsimd::batch<std::int32_t, A>;
+  const I ni = xsimd::batch_cast<std::int32_t>(n);
+  const I n1 = ni >> 1, n2 = ni - n1;
+  const F s1 = xsimd::bitwise_cast<F>((n1 + I(127)) << 23), s2 = xsimd::bitwise_cast<F>((n2 + I(127)) << 23);
+  return (p * s1) * s2;
+}
+
+template <class A> TESSEL_HOST_DEVICE xsimd::batch<float, A> exp2_batch(xsimd::batch<float, A> x) {
+  using F = xsimd::batch<float, A>;
+  // clamp into [−151, 128] (a NaN compares false and goes through unchanged)
+  x = xsimd::select(x < F(-151.0f), F(-151.0f), x);
+  x = xsimd::select(x > F(128.0f), F(128.0f), x);
+  const F n = xsimd::nearbyint(x);
+  const F f = x - n;
+  F p(1.535336188319500e-4f);
+  p = xsimd::fma(p, f, F(1.339887440266574e-3f));
+  p = xsimd::fma(p, f, F(9.618437357674640e-3f));
+  p = xsimd::fma(p, f, F(5.550332471162809e-2f));
+  p = xsimd::fma(p, f, F(2.402264791363012e-1f));
+  p = xsimd::fma(p, f, F(6.931472028550421e-1f));
+  p = xsimd::fma(p, f, F(1.0f));
+  return isa_ops<A>::scale2(p, n);
+}
+
+}  // namespace tessel::cpu

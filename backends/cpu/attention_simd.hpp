@@ -1,0 +1,316 @@
+// tessel/cpu/attention_simd.hpp — the attention tile ops of the SIMD CPU policy (AVX2 / AVX-512).
+//
+// simd_attention_ops<Arch, Tuning> is the base of simd_policy (policy_simd.hpp):
+// it gives the policy its attention_config and the fast overloads that the
+// shared attention op (ops/attention/kernel.hpp) reaches. Atom: simd_col_atom
+// <Arch, M> (an M-row column of vectors times one broadcast value), so every C
+// tile rt<atom, c, TM, TN> is M-row panels, column-major inside a panel:
+//   frag[i][j][v] is (i·M + v, j)
+// which makes row max / row sum vertical vector ops and a col_vector one
+// float per row. Shared layouts (all fp32, whatever the input type):
+//   col_panels<R, C, M>  (r, c) -> (r/M)·M·C + c·M + r%M     Q (BQ×D) and P (BQ×BKV):
+//                        the vector operand; P is a C tile copied as it is
+//   key_rows<R, C>       (r, c) -> c·R + r                   Kᵀ (D×BKV): the K rows,
+//                        copied as they lie in memory (head_dim contiguous)
+//   row_panels<R, C, NB> (r, c) -> (c/NB)·R·NB + r·NB + c%NB V (BKV×D): NB-column panels
+// Fast paths (each computes what core/tile_ops.hpp computes on the same layouts
+// and atom: fma per k in k order; folds in column order; zeros outside the matrix):
+//   load    global -> Q / Kᵀ / V tiles, bf16 / fp16 widened on vectors; Q by 8 × W
+//           register transposes; element by element at the edges
+//   mma     S += Q·Kᵀ and O += P·V: an M × NB block of C in MV·NB vector
+//           registers (MV = M / W) over the whole depth; A by vector loads, B by
+//           broadcasts
+//   store   C tile -> P (a copy) and the epilogue C tile -> global (8 × W
+//           transposes, then rows of vectors, fp16 / bf16 rounded like element.hpp)
+//   row_reduce (maximum, plus), broadcast_rows (exp2_of_difference with the
+//           SIMD exp2 of arch/exp2.hpp, ~1 ulp like libm's exp2f; multiply)
+// ODR: everything is a template on Arch (or always inlined).
+#pragma once
+#include <cstdint>
+#include <cstring>
+
+#include "tessel/core/math.hpp"
+#include "tessel/core/tile_ops.hpp"
+#include "tessel/cpu/arch/convert.hpp"
+#include "tessel/cpu/arch/exp2.hpp"
+#include "tessel/cpu/atom/simd_col.hpp"
+
+namespace tessel::cpu {
+
+// Attention block shape of a SIMD path (chosen per ISA in policy_avx*.hpp):
+// atom column M, broadcast block NB, query rows BQ, key/value rows BKV per
+// head_dim 64 and 128, ring stages.
+template <int M_, int NB_, int BQ_, int BKV64_, int BKV128_, int Stages_> struct simd_attention_tuning {
+  static constexpr int M = M_, NB = NB_, BQ = BQ_, BKV64 = BKV64_, BKV128 = BKV128_, stages = Stages_;
+};
+
+template <int R, int C, int M> struct col_panels {
+  static_assert(R % M == 0, "col_panels: rows must be whole panels");
+  static constexpr int rows = R, cols = C, size = R * C;
+  static constexpr bool contiguous_cols = false;
+  TESSEL_HOST_DEVICE static constexpr int offset(int r, int c) { return (r / M) * (M * C) + c * M + r % M; }
+};
+template <int R, int C> struct key_rows {
+  static constexpr int rows = R, cols = C, size = R * C;
+  static constexpr bool contiguous_cols = false;
+  TESSEL_HOST_DEVICE static constexpr int offset(int r, int c) { return c * R + r; }
+};
+template <int R, int C, int NB> struct row_panels {
+  static_assert(C % NB == 0, "row_panels: columns must be whole panels");
+  static constexpr int rows = R, cols = C, size = R * C;
+  static constexpr bool contiguous_cols = false;  // only within a panel
+  TESSEL_HOST_DEVICE static constexpr int offset(int r, int c) { return (c / NB) * (R * NB) + r * NB + c % NB; }
+};
+
+template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops {
+  using generic_tile_ops::broadcast_rows;
+  using generic_tile_ops::load;
+  using generic_tile_ops::map;
+  using generic_tile_ops::mma;
+  using generic_tile_ops::row_reduce;
+  using generic_tile_ops::store;
+
+  using vec = xsimd::batch<float, Arch>;
+  static constexpr int W = int(vec::size);
+  static constexpr int M = Tuning::M, MV = M / W, NB = Tuning::NB;
+  using col_atom = simd_col_atom<Arch, M>;
+  static_assert(valid_atom<col_atom>(), "simd column atom: maps must cover its tiles");
+  static_assert(M % 8 == 0 && M % W == 0 && Tuning::BQ % M == 0, "attention: M is whole vectors and 8-row groups");
+  template <int TM, int TN> using ctile = rt<col_atom, operand::c, TM, TN>;
+
+  static constexpr bool attention_fp32 = true;
+  template <class T, int D> struct attention_config {
+    using atom = col_atom;
+    using smem_type = float;
+    static constexpr int BQ = Tuning::BQ, BKV = D == 64 ? Tuning::BKV64 : Tuning::BKV128;
+    static constexpr int warps = 1, stages = Tuning::stages;
+    static_assert(BKV % NB == 0 && D % NB == 0 && D % W == 0, "attention: NB must divide BKV and D");
+    using layout_q = col_panels<BQ, D, M>;
+    using layout_kt = key_rows<D, BKV>;
+    using layout_v = row_panels<BKV, D, NB>;
+    using layout_p = col_panels<BQ, BKV, M>;
+  };
+
+  // ---- global -> shared (block scope) ----------------------------------------
+  // Q: 8 rows × W columns at a time, transposed into the panels' columns.
+  template <class Ctx, int R, int C, class TS>
+  static void load(Ctx& ctx, st<float, col_panels<R, C, M>> dst, const gmatrix<TS>& src, int row0, int col0) {
+    if (src.col_stride != 1 || C % W != 0) {
+      generic_tile_ops::load(ctx, dst, src, row0, col0);
+      return;
+    }
+    using L = col_panels<R, C, M>;
+    for (int r = 0; r < R; r += 8)
+      for (int c = 0; c < C; c += W) {
+        if (row0 + r + 8 > src.rows || col0 + c + W > src.cols || row0 + r < 0 || col0 + c < 0) {
+          for (int q = 0; q < 8; ++q)
+            for (int k = 0; k < W; ++k) dst.data[L::offset(r + q, c + k)] = src.get(row0 + r + q, col0 + c + k);
+          continue;
+        }
+        vec v[8];
+        for (int q = 0; q < 8; ++q) v[q] = load_as_float<Arch>(src.addr(row0 + r + q, col0 + c));
+        isa_ops<Arch>::transpose8(v, dst.data + L::offset(r, c), M);  // (q, k) -> column c + k, row r + q
+      }
+  }
+  // Kᵀ (R = head_dim × C keys) from K rows: column c of the tile is row col0 + c of K.
+  template <class Ctx, int R, int C, class TS>
+  static void load(Ctx& ctx, st<float, key_rows<R, C>> dst, const gmatrix<TS>& src, int row0, int col0) {
+    if (src.row_stride != 1 || R % W != 0) {
+      generic_tile_ops::load(ctx, dst, src, row0, col0);
+      return;
+    }
+    const bool rows_inside = row0 >= 0 && row0 + R <= src.rows;
+    for (int c = 0; c < C; ++c) {
+      float* out = dst.data + c * R;
+      const int col = col0 + c;
+      if (col < 0 || col >= src.cols) {
+        for (int r = 0; r < R; r += W) vec(0.0f).store_unaligned(out + r);
+      } else if (rows_inside) {
+        const TS* in = src.addr(row0, col);
+        for (int r = 0; r < R; r += W) load_as_float<Arch>(in + r).store_unaligned(out + r);
+      } else {
+        for (int r = 0; r < R; ++r) out[r] = src.get(row0 + r, col);
+      }
+    }
+  }
+  // V (R keys × C = head_dim): row by row, W columns at a time into NB-column panels.
+  template <class Ctx, int R, int C, class TS>
+  static void load(Ctx& ctx, st<float, row_panels<R, C, NB>> dst, const gmatrix<TS>& src, int row0, int col0) {
+    if (src.col_stride != 1 || C % W != 0 || (NB % W != 0 && W % NB != 0)) {
+      generic_tile_ops::load(ctx, dst, src, row0, col0);
+      return;
+    }
+    using L = row_panels<R, C, NB>;
+    const bool cols_inside = col0 >= 0 && col0 + C <= src.cols;
+    for (int r = 0; r < R; ++r) {
+      const int row = row0 + r;
+      const bool inside = row >= 0 && row < src.rows;
+      if (inside && !cols_inside) {
+        for (int c = 0; c < C; ++c) dst.data[L::offset(r, c)] = src.get(row, col0 + c);
+        continue;
+      }
+      for (int c = 0; c < C; c += W) {
+        const vec x = inside ? load_as_float<Arch>(src.addr(row, col0 + c)) : vec(0.0f);
+        if constexpr (NB % W == 0) {
+          x.store_unaligned(dst.data + L::offset(r, c));
+        } else {  // W / NB panels
+          alignas(64) float tmp[W];
+          x.store_aligned(tmp);
+          for (int q = 0; q < W; q += NB) std::memcpy(dst.data + L::offset(r, c + q), tmp + q, sizeof(float) * NB);
+        }
+      }
+    }
+  }
+
+  // ---- shared -> accumulator (warp scope) --------------------------------------
+  // S += Q·Kᵀ: A panels of M rows (vector loads), B = key rows (broadcasts).
+  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB>
+  static void mma(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, key_rows<RB, CB>> b,
+                  int a_row0, int b_col0) {
+    static_assert(K == RB, "mma: A's K must equal B's K");
+    if constexpr (TN % NB != 0) {
+      generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
+    } else {
+      if (a_row0 % M != 0) {
+        generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
+        return;
+      }
+      for (int i = 0; i < TM; ++i) {
+        const float* pa = a.data + (a_row0 / M + i) * (M * K);
+        for (int j = 0; j < TN; j += NB) micro_kernel<K, 1, K>(pa, b.data + (b_col0 + j) * K, c.frag[i][j]);
+      }
+    }
+  }
+  // O += P·V: A panels of M rows (vector loads), B = NB-column panels (broadcasts).
+  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB>
+  static void mma(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, row_panels<RB, CB, NB>> b,
+                  int a_row0, int b_col0) {
+    static_assert(K == RB, "mma: A's K must equal B's K");
+    if constexpr (TN % NB != 0) {
+      generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
+    } else {
+      if (a_row0 % M != 0 || b_col0 % NB != 0) {
+        generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
+        return;
+      }
+      for (int j = 0; j < TN; j += NB) {
+        const float* pb = b.data + (b_col0 + j) / NB * (K * NB);
+        for (int i = 0; i < TM; ++i)
+          micro_kernel<K, NB, 1>(a.data + (a_row0 / M + i) * (M * K), pb, c.frag[i][j]);
+      }
+    }
+  }
+
+  // ---- register -> shared / global (warp scope) -------------------------------
+  // A C tile into M-row panels: the same layout, so a copy per panel.
+  template <class Ctx, int TM, int TN, int R, int C>
+  static void store(Ctx& ctx, st<float, col_panels<R, C, M>> dst, const ctile<TM, TN>& t, int row0, int col0) {
+    if (row0 % M != 0) {
+      generic_tile_ops::store(ctx, dst, t, row0, col0);
+      return;
+    }
+    for (int i = 0; i < TM; ++i)
+      std::memcpy(dst.data + (row0 / M + i) * (M * C) + col0 * M, &t.frag[i][0][0], sizeof(float) * M * TN);
+  }
+  // The epilogue: dst = alpha·t (+ beta·dst when beta != 0), inside dst only.
+  template <class Ctx, int TM, int TN, class TD>
+  static void store(Ctx& ctx, const gmatrix<TD>& dst, const ctile<TM, TN>& t, int row0, int col0, float alpha,
+                    float beta) {
+    if constexpr (TN % 8 != 0) {
+      generic_tile_ops::store(ctx, dst, t, row0, col0, alpha, beta);
+    } else {
+      const vec va(alpha), vb(beta);
+      alignas(64) float rows[M * TN];  // one panel, row-major
+      for (int i = 0; i < TM; ++i) {
+        for (int j = 0; j < TN; j += 8)
+          for (int w = 0; w < MV; ++w) {
+            vec v[8];
+            for (int q = 0; q < 8; ++q) v[q] = vec::load_aligned(&t.frag[i][j + q][w * W]);
+            isa_ops<Arch>::transpose8(v, rows + w * W * TN + j, TN);
+          }
+        const bool vector_cols = dst.col_stride == 1 && TN % W == 0 && col0 >= 0 && col0 + TN <= dst.cols;
+        for (int m = 0; m < M; ++m) {
+          const int r = row0 + i * M + m;
+          if (r < 0 || r >= dst.rows) continue;
+          const float* x = rows + m * TN;
+          if (vector_cols) {
+            TD* p = dst.addr(r, col0);
+            for (int n = 0; n < TN; n += W) {
+              vec out = va * vec::load_aligned(x + n);
+              if (beta != 0.0f) out = out + vb * load_as_float<Arch>(p + n);
+              store_from_float<Arch>(p + n, out);
+            }
+          } else {
+            for (int n = 0; n < TN; ++n) {
+              if (!dst.contains(r, col0 + n)) continue;
+              TD* p = dst.addr(r, col0 + n);
+              float out = alpha * x[n];
+              if (beta != 0.0f) out += beta * to_float(*p);
+              *p = convert<TD>(out);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // ---- reductions and broadcasts over C tiles (warp scope) -----------------------
+  // A row's fold runs over its columns in order, like the generic one; the
+  // panels' vectors are independent chains.
+  template <class Ctx, int TM, int TN>
+  static void row_reduce(Ctx&, col_vector<ctile<TM, TN>>& out, const ctile<TM, TN>& t, maximum) {
+    fold_rows<TM, TN>(out, t, [](vec a, vec b) { return xsimd::select(a > b, a, b); });
+  }
+  template <class Ctx, int TM, int TN>
+  static void row_reduce(Ctx&, col_vector<ctile<TM, TN>>& out, const ctile<TM, TN>& t, plus) {
+    fold_rows<TM, TN>(out, t, [](vec a, vec b) { return a + b; });
+  }
+  template <int TM, int TN>
+  static void broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, exp2_of_difference) {
+    each_row<TM, TN>(t, v, [](vec x, vec m) { return exp2_batch<Arch>(x - m); });
+  }
+  template <int TM, int TN>
+  static void broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, multiply) {
+    each_row<TM, TN>(t, v, [](vec x, vec m) { return x * m; });
+  }
+
+ private:
+  // C (M × NB at c: column n at c + n·M) += A (M × K panel at a: column k at a + k·M)
+  //   · B (K × NB: (k, n) at b[k·BK + n·BN]).
+  template <int K, int BK, int BN> static void micro_kernel(const float* a, const float* b, float* c) {
+    vec acc[NB][MV];
+    for (int n = 0; n < NB; ++n)
+      for (int w = 0; w < MV; ++w) acc[n][w] = vec::load_aligned(c + n * M + w * W);
+    for (int k = 0; k < K; ++k) {
+      vec av[MV];
+      for (int w = 0; w < MV; ++w) av[w] = vec::load_aligned(a + k * M + w * W);
+      for (int n = 0; n < NB; ++n) {
+        const vec bv(b[k * BK + n * BN]);
+        for (int w = 0; w < MV; ++w) acc[n][w] = xsimd::fma(av[w], bv, acc[n][w]);
+      }
+    }
+    for (int n = 0; n < NB; ++n)
+      for (int w = 0; w < MV; ++w) acc[n][w].store_aligned(c + n * M + w * W);
+  }
+
+  template <int TM, int TN, class Op> static void fold_rows(col_vector<ctile<TM, TN>>& out, const ctile<TM, TN>& t, Op op) {
+    vec acc[TM][MV];
+    for (int i = 0; i < TM; ++i)
+      for (int w = 0; w < MV; ++w) acc[i][w] = vec::load_aligned(&t.frag[i][0][w * W]);
+    for (int j = 1; j < TN; ++j)
+      for (int i = 0; i < TM; ++i)
+        for (int w = 0; w < MV; ++w) acc[i][w] = op(acc[i][w], vec::load_aligned(&t.frag[i][j][w * W]));
+    for (int i = 0; i < TM; ++i)
+      for (int w = 0; w < MV; ++w) acc[i][w].store_unaligned(&out.value[i][w * W]);
+  }
+  template <int TM, int TN, class F> static void each_row(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, F f) {
+    for (int i = 0; i < TM; ++i) {
+      vec m[MV];
+      for (int w = 0; w < MV; ++w) m[w] = vec::load_unaligned(&v.value[i][w * W]);
+      for (int j = 0; j < TN; ++j)
+        for (int w = 0; w < MV; ++w) f(vec::load_aligned(&t.frag[i][j][w * W]), m[w]).store_aligned(&t.frag[i][j][w * W]);
+    }
+  }
+};
+
+}  // namespace tessel::cpu
