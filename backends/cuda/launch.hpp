@@ -1,0 +1,101 @@
+// tessel/cuda/launch.hpp — blocks and warps on NVIDIA GPUs, and the kernel launcher.
+//
+// A block is `warps` warps of 32 lanes; its shared arena is the block's
+// dynamic shared memory (128-byte aligned). launch<Kernel, MaxThreads>() runs
+// Kernel::run(ctx, params) in every block of a grid_x × grid_y × grid_z grid;
+// the entry point is compiled with __launch_bounds__(MaxThreads, 1). Every CUDA
+// call is checked, and a failure throws tessel::Error naming the call and the
+// launch shape. Include only from CUDA translation units.
+#pragma once
+#include <atomic>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "tessel/core/scope.hpp"
+#include "tessel/error.hpp"
+
+namespace tessel::cuda {
+
+inline constexpr int warp_lanes = 32;
+
+struct context {
+  TESSEL_DEVICE int block_x() const { return int(blockIdx.x); }
+  TESSEL_DEVICE int block_y() const { return int(blockIdx.y); }
+  TESSEL_DEVICE int block_z() const { return int(blockIdx.z); }
+  TESSEL_DEVICE int grid_z() const { return int(gridDim.z); }
+  TESSEL_DEVICE int warp() const { return int(threadIdx.x) / warp_lanes; }
+  TESSEL_DEVICE int lane() const { return int(threadIdx.x) % warp_lanes; }
+  TESSEL_DEVICE int thread() const { return int(threadIdx.x); }
+  TESSEL_DEVICE int threads() const { return int(blockDim.x); }
+  TESSEL_DEVICE void sync() const { __syncthreads(); }
+  TESSEL_DEVICE float shfl_xor(float v, int mask) const { return __shfl_xor_sync(0xffffffffu, v, mask); }
+  TESSEL_DEVICE char* smem() const {
+    extern __shared__ __align__(128) char tessel_smem[];
+    return tessel_smem;
+  }
+};
+
+// The context of a block whose size is known when compiling: threads() is a
+// constant, so block-wide loops (tile copies) unroll with their addresses hoisted.
+template <int Threads> struct fixed_context : context {
+  static constexpr int block_threads = Threads;
+  TESSEL_DEVICE int threads() const { return Threads; }
+};
+
+template <class Kernel, class Params, int Threads>
+__global__ void __launch_bounds__(Threads, 1) kernel_entry(const __grid_constant__ Params params) {
+  fixed_context<Threads> ctx;
+  Kernel::run(ctx, params);
+}
+
+inline std::string describe(const launch_shape& s) {
+  return "grid " + std::to_string(s.grid_x) + "x" + std::to_string(s.grid_y) + "x" + std::to_string(s.grid_z) + ", " +
+         std::to_string(s.warps) + " warps, " + std::to_string(s.smem_bytes) + " bytes of shared memory";
+}
+
+inline void check(cudaError_t e, const char* call, const launch_shape& s) {
+  if (e == cudaSuccess) return;
+  throw Error(std::string("tessel cuda backend: ") + call + " failed: " + cudaGetErrorName(e) + " (" +
+              cudaGetErrorString(e) + "), " + describe(s));
+}
+
+// Enqueues Kernel on `stream` (nullptr: the default stream) and returns without waiting.
+// Threads is the block size, fixed when compiling (shape.warps must match): the
+// kernel's launch bound (255 registers per lane at 256 threads) and the
+// context's constant threads(). Errors of the launch
+// itself are thrown here; errors while the kernel runs surface at the caller's
+// next synchronisation.
+template <class Kernel, int Threads, class Params>
+void launch(const launch_shape& shape, const Params& params, cudaStream_t stream) {
+  if (shape.grid_x == 0 || shape.grid_y == 0 || shape.grid_z == 0) return;
+  const int threads = shape.warps * warp_lanes;
+  if (threads != Threads)
+    throw Error("tessel cuda backend: a block of " + std::to_string(threads) + " threads, but the kernel is compiled for " +
+                std::to_string(Threads) + "; " + describe(shape));
+  auto* entry = &kernel_entry<Kernel, Params, Threads>;
+  if (shape.smem_bytes > 48 * 1024) {
+    // Above 48 KiB a kernel must opt in, once per device.
+    static std::atomic<unsigned long long> opted_in{0};
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice", shape);
+    const unsigned long long bit = device < 64 ? 1ull << device : 0;
+    if (!(opted_in.load(std::memory_order_acquire) & bit)) {
+      int limit = 0;
+      check(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+            "cudaDeviceGetAttribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)", shape);
+      if (shape.smem_bytes > limit)
+        throw Error("tessel cuda backend: the kernel needs " + std::to_string(shape.smem_bytes) +
+                    " bytes of shared memory per block, device " + std::to_string(device) + " allows " +
+                    std::to_string(limit) + "; " + describe(shape));
+      check(cudaFuncSetAttribute(entry, cudaFuncAttributeMaxDynamicSharedMemorySize, shape.smem_bytes),
+            "cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize)", shape);
+      opted_in.fetch_or(bit, std::memory_order_acq_rel);
+    }
+  }
+  entry<<<dim3(unsigned(shape.grid_x), unsigned(shape.grid_y), unsigned(shape.grid_z)), dim3(unsigned(threads)),
+          std::size_t(shape.smem_bytes), stream>>>(params);
+  check(cudaGetLastError(), "kernel launch (cudaGetLastError)", shape);
+}
+
+}  // namespace tessel::cuda

@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# bench/device.sh — the one script for a call on the GPU machine (CUDA backend).
+#
+# Run from the repository root on the device machine, with the gitignored
+# .devdeps/ carried along (bench/pack_device_deps.sh fills it here: oneTBB,
+# xsimd, GoogleTest sources). It
+#   1. builds -DBACKEND=cuda (Release) with the machine's nvcc, -j16;
+#   2. runs the test suite (ctest), if the build has tests;
+#   3. runs compute-sanitizer memcheck and racecheck on the GEMM tests
+#      (tests/tessel_tests, GEMM suites) and on a private probe if present;
+#   4. runs tessel-bench gemm (cuBLAS as the peer, same process) and the probe;
+#   5. writes logs under $OUT and prints a short table last.
+# Environment: OUT (results folder; default ./device-out), TESSEL_DEVICE_ARCHS
+# (CMAKE_CUDA_ARCHITECTURES for this build; default 90a, the H100's own),
+# TESSEL_DEVICE_STEPS (the steps, in order; default "build test sanitize bench"),
+# TESSEL_PROBE_MODE (the probe's mode in the bench step: full or quick).
+# The test step also reruns the GEMM tests with TESSEL_CUDA_POLICY=sm80.
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+OUT=${OUT:-$root/device-out}
+mkdir -p "$OUT"
+archs=${TESSEL_DEVICE_ARCHS:-90a}
+steps=${TESSEL_DEVICE_STEPS:-build test sanitize bench attention}
+build=$root/build-device
+deps=$root/.devdeps
+summary=$OUT/summary.txt
+: >"$summary"
+note() { echo "$*" | tee -a "$summary"; }
+export TESSEL_SEED=${TESSEL_SEED:-20261117}
+
+note "== tessel device run $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+note "gpu: $(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>/dev/null | head -1)"
+note "nvcc: $(nvcc --version | tail -1), cmake: $(cmake --version | head -1)"
+[ -d "$deps/usr" ] || note "WARNING: .devdeps/ missing: run bench/pack_device_deps.sh here and carry .devdeps"
+export CMAKE_PREFIX_PATH=$deps/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}  # nested configures (install test) too
+export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+# ---- 1. build ---------------------------------------------------------------
+step_build() {
+  local t0 configured=
+  t0=$(date +%s)
+  # Whole tree first; if another part does not configure yet, without the tools, then without the tests.
+  for extra in "" "-DTESSEL_BUILD_TOOLS=OFF" "-DTESSEL_BUILD_TOOLS=OFF -DTESSEL_BUILD_TESTS=OFF"; do
+    rm -f "$build/CMakeCache.txt"
+    # shellcheck disable=SC2086
+    if cmake -S . -B "$build" -G Ninja -DBACKEND=cuda -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
+      -DCMAKE_PREFIX_PATH="$deps/usr" -DTESSEL_GTEST_SOURCE_DIR="$deps/googletest" $extra >>"$OUT/build.log" 2>&1; then
+      configured=1
+      [ -n "$extra" ] && note "configure: only with $extra (see build.log)"
+      break
+    fi
+  done
+  [ -n "$configured" ] || { note "configure FAILED (build.log)"; tail -30 "$OUT/build.log"; return; }
+  if ! cmake --build "$build" -j16 >>"$OUT/build.log" 2>&1; then
+    note "full build FAILED (build.log); building the library and support only"
+    grep -E "error|Error" "$OUT/build.log" | head -20
+    cmake --build "$build" -j16 --target tessel tessel_support >>"$OUT/build.log" 2>&1 || note "library build FAILED"
+  fi
+  note "build ($archs): $(( $(date +%s) - t0 )) s"
+  if [ -f "$deps/probe/probe.cu" ] && [ -f "$build/libtessel.a" ]; then
+    nvcc -O2 -std=c++17 -arch=sm_90a -I"$build/include" "$deps/probe/probe.cu" -o "$build/probe" \
+      "$build/libtessel.a" -L"$deps/usr/lib/x86_64-linux-gnu" -ltbb -lcublas -Xlinker -rpath="$deps/usr/lib/x86_64-linux-gnu" \
+      >>"$OUT/build.log" 2>&1 || { note "probe build FAILED (build.log)"; tail -20 "$OUT/build.log"; }
+  fi
+}
+tests_bin=$build/tests/tessel_tests
+gemm_filter='*GemmShapes*:*GemmLayouts*:*GemmCrossBackend*'
+
+# ---- 2. tests ---------------------------------------------------------------
+step_test() {
+  [ -f "$build/CTestTestfile.cmake" ] || { note "ctest: no tests in this build"; return; }
+  local t0 r
+  t0=$(date +%s)
+  if timeout 200 ctest --test-dir "$build" --output-on-failure -j4 --timeout 180 >"$OUT/ctest.log" 2>&1; then r=passed; else r=FAILED; fi
+  note "ctest: $r, $(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -1) ($(( $(date +%s) - t0 )) s)"
+  grep -E "Failed|\*\*\*|FAILED" "$OUT/ctest.log" | head -20
+  # The GEMM tests once more on the sm80 (mma.sync) policy, which Hopper otherwise skips.
+  if [ -x "$tests_bin" ]; then
+    if TESSEL_CUDA_POLICY=sm80 timeout 120 "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1 >>"$OUT/ctest.log" 2>&1
+    then r=passed; else r=FAILED; fi
+    note "GEMM tests with TESSEL_CUDA_POLICY=sm80: $r, $(grep -E '^\[  PASSED  \]' "$OUT/ctest.log" | tail -1)"
+  fi
+}
+
+# ---- 3. sanitizers ------------------------------------------------------------
+sanitize() {  # tool label command...
+  local tool=$1 label=$2; shift 2
+  local log=$OUT/sanitize.log t0
+  t0=$(date +%s)
+  echo "==== $tool on $label: $*" >>"$log"
+  local part
+  part=$(mktemp)
+  timeout "${TESSEL_SANITIZE_TIMEOUT:-120}" compute-sanitizer --tool "$tool" --error-exitcode 99 "$@" >"$part" 2>&1
+  local rc=$?
+  cat "$part" >>"$log"
+  local summ
+  summ="$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$part" | tail -1) $(grep -E "^\[  (PASSED|FAILED)  \]" "$part" | tr "\n" " ")"
+  rm -f "$part"
+  note "sanitizer $tool on $label: rc=$rc${summ:+ $summ} ($(( $(date +%s) - t0 )) s)"
+}
+step_sanitize() {
+  if [ -x "$tests_bin" ]; then
+    sanitize memcheck tests "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1
+    sanitize racecheck tests "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1
+    [ -x "$build/tests/tessel_tile_tests_cuda" ] && sanitize racecheck tile_tests "$build/tests/tessel_tile_tests_cuda" --gtest_brief=1
+    TESSEL_SANITIZE_TIMEOUT=240 sanitize memcheck attention "$tests_bin" --gtest_filter="$attention_filter" --gtest_brief=1
+    TESSEL_SANITIZE_TIMEOUT=240 sanitize racecheck attention "$tests_bin" --gtest_filter="$attention_filter" --gtest_brief=1
+  else
+    note "sanitizer: no tests/tessel_tests in this build"
+  fi
+  if [ -x "$build/probe" ]; then
+    sanitize memcheck probe "$build/probe" sanitize
+    sanitize racecheck probe "$build/probe" sanitize
+  fi
+}
+
+# ---- 4. benchmark -------------------------------------------------------------
+step_bench() {
+  if [ -x "$build/tools/tessel-bench" ]; then
+    timeout 150 "$build/tools/tessel-bench" gemm --dtype bf16,fp16,fp32 --shapes 4096,8192 --repeat 9 \
+      --json "$OUT/bench_gemm.json" >"$OUT/bench_gemm.txt" 2>&1
+    note "tessel-bench gemm: rc=$?"
+  else
+    note "tessel-bench: not in this build"
+  fi
+  if [ -x "$build/probe" ]; then
+    timeout 150 "$build/probe" ${TESSEL_PROBE_MODE:-full} >"$OUT/probe.txt" 2>&1
+    note "probe: rc=$? $(grep CORRECTNESS "$OUT/probe.txt")"
+  fi
+}
+
+# ---- 5. attention vs PyTorch SDPA (flash, cuDNN), same inputs, same process ----
+step_attention() {
+  local lib=$build/bench/capi/libtessel_capi.so
+  [ -f "$lib" ] || { note "attention bench: $lib not built"; return; }
+  PYTHONUNBUFFERED=1 timeout 240 python3 bench/attention_vs_sdpa.py --lib "$lib" --json "$OUT/attention_sdpa.json" \
+    >"$OUT/attention_sdpa.txt" 2>&1
+  note "attention vs SDPA: rc=$?"
+}
+
+for s in $steps; do
+  case $s in
+    build | test | sanitize | bench | attention) "step_$s" ;;
+    *) note "unknown step '$s' (expected build, test, sanitize, bench, attention)" ;;
+  esac
+done
+# At most 8 files come back: the logs travel as one archive.
+(cd "$OUT" && tar czf logs.tar.gz --remove-files ./*.log 2>/dev/null)
+
+# ---- 5. table -------------------------------------------------------------------
+echo
+echo "================ summary ================"
+cat "$summary"
+[ -f "$OUT/bench_gemm.txt" ] && { echo "---- tessel-bench gemm"; tail -25 "$OUT/bench_gemm.txt"; }
+[ -f "$OUT/probe.txt" ] && { echo "---- probe"; grep -E "FAIL|THROW|BENCH|CORRECTNESS|device" "$OUT/probe.txt" | head -40; }
+[ -f "$OUT/attention_sdpa.txt" ] && { echo "---- attention vs SDPA"; tail -16 "$OUT/attention_sdpa.txt"; }
+exit 0
