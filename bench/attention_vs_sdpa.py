@@ -25,6 +25,7 @@ import torch.nn.functional as F
 def load(lib_path):
     lib = ctypes.CDLL(lib_path)
     lib.tessel_capi_last_error.restype = ctypes.c_char_p
+    lib.tessel_capi_backends.restype = ctypes.c_char_p
     lib.tessel_capi_attention.restype = ctypes.c_int
     i64p = ctypes.POINTER(ctypes.c_int64)
     lib.tessel_capi_attention.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, i64p, i64p, ctypes.c_void_p,

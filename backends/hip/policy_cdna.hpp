@@ -10,21 +10,6 @@
 
 namespace tessel::hip {
 
-// Attention (bf16 / fp16): 64 query rows per block, 2 waves of 32 rows (one
-// MFMA atom high), K/V tiles of 32 keys in 2 stages. Every operand is kept
-// K-contiguous in LDS so the MFMA fragment reads are the 8-byte fast paths:
-// Q and P row-major, Kᵀ and V column-major, rows padded by 8 elements.
-// LDS at head_dim 128: 17 + 2·(8.5 + 10) + 5 KiB ≈ 60 KiB of the 64.
-template <class T, int D> struct cdna_attention_config {
-  using atom = mfma_32x32x8<T>;
-  using smem_type = T;
-  static constexpr int BQ = 64, BKV = 32, warps = 2, stages = 2, pad = 8;
-  using layout_q = row_major<BQ, D, pad>;
-  using layout_kt = col_major<D, BKV, pad>;
-  using layout_v = col_major<BKV, D, pad>;
-  using layout_p = row_major<BQ, BKV, pad>;
-};
-
 struct cdna_policy : cdna_tile_ops {
   static constexpr int lanes = wave_lanes;
   using context = hip::context;

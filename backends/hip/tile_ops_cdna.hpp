@@ -1,4 +1,4 @@
-// tessel/hip/tile_ops_cdna.hpp — CDNA fast paths of the tile ops, and the GEMM configuration.
+// tessel/hip/tile_ops_cdna.hpp — CDNA fast paths of the tile ops, and the GEMM and attention configurations.
 //
 // Contract: every overload here computes what generic_tile_ops computes for
 // the same arguments (one exception: NaN inputs keep their payload, where the
@@ -48,6 +48,15 @@ template <class T, int N> TESSEL_HOST_DEVICE void store_pack(T* p, const pack<T,
   *reinterpret_cast<pack<T, N>*>(p) = r;
 }
 
+// Whether the C values of a lane lie in pairwise different rows (in every lane).
+template <class Atom> constexpr bool c_rows_distinct() {
+  for (int l = 0; l < Atom::lanes; ++l)
+    for (int v = 0; v < Atom::c_values; ++v)
+      for (int w = 0; w < v; ++w)
+        if (Atom::c_coord(l, v).row == Atom::c_coord(l, w).row) return false;
+  return true;
+}
+
 // convert<T>(f) for bf16 / fp16 with the NaN case as a select: the same bits as
 // core/element.hpp's to_bf16 / to_fp16 (whose early return for NaN becomes an
 // exec-mask branch per element on the GPU).
@@ -66,6 +75,8 @@ template <class T> TESSEL_HOST_DEVICE T convert_select(float f) {
 struct cdna_tile_ops : generic_tile_ops {
   using generic_tile_ops::load;
   using generic_tile_ops::mma;
+  using generic_tile_ops::row_reduce;
+  using generic_tile_ops::store;
 
   // ---- global -> shared, 16 bytes per thread (block scope) ------------------
   // Same element type in and out, padded row/col-major destination, the tile
@@ -177,7 +188,6 @@ struct cdna_tile_ops : generic_tile_ops {
         TESSEL_UNROLL for (int v = 0; v < 16; ++v)
           base[(32 * i + 8 * (v / 4) + v % 4) * line + 32 * j] = detail::convert_select<T>(t.frag[i][j][v]);
   }
-  using generic_tile_ops::store;
 
   // ---- row reduction of an MFMA C tile (warp scope) --------------------------
   // In the 32×32 C map every value r of a lane lies in its own row
@@ -191,16 +201,13 @@ struct cdna_tile_ops : generic_tile_ops {
   TESSEL_HOST_DEVICE static void row_reduce(Ctx& ctx, col_vector<rt<mfma_32x32x8<T>, operand::c, TR, TC>>& out,
                                             const rt<mfma_32x32x8<T>, operand::c, TR, TC>& t, Op op) {
     using Atom = mfma_32x32x8<T>;
-    static_assert(Atom::c_row_xor_count == 5, "cdna row_reduce: a C row spans the 32 lanes of a half-wave");
+    static_assert(detail::c_rows_distinct<Atom>(), "cdna row_reduce: each C value of a lane must lie in its own row");
     TESSEL_UNROLL for (int i = 0; i < TR; ++i)
       TESSEL_UNROLL for (int v = 0; v < Atom::c_values; ++v) {
         float acc = t.frag[i][0][v];
         TESSEL_UNROLL for (int j = 1; j < TC; ++j) acc = op(acc, t.frag[i][j][v]);
-        acc = op(acc, ctx.shfl_xor(acc, 1));
-        acc = op(acc, ctx.shfl_xor(acc, 2));
-        acc = op(acc, ctx.shfl_xor(acc, 4));
-        acc = op(acc, ctx.shfl_xor(acc, 8));
-        acc = op(acc, ctx.shfl_xor(acc, 16));
+        TESSEL_UNROLL for (int s = 0; s < Atom::c_row_xor_count; ++s)
+          acc = op(acc, ctx.shfl_xor(acc, Atom::c_row_xor[s]));
         out.value[i][v] = acc;
       }
   }
@@ -223,6 +230,27 @@ template <class TIn> struct cdna_gemm_config {
   template <bool KContiguous> using layout_a = row_major<BM, BK, pad>;
   template <bool NContiguous> using layout_b = col_major<BK, BN, pad>;
 };
+// ---- the attention configuration (ops/attention/kernel.hpp reads it) -------
+// Attention (bf16 / fp16): 64 query rows per block, 2 waves of 32 rows (one
+// MFMA atom high), K/V tiles of 32 keys in 2 stages. Every operand is kept
+// K-contiguous in LDS so the MFMA fragment reads are the 8-byte fast paths:
+// Q and P row-major, Kᵀ and V column-major, rows padded by 8 elements.
+// LDS at head_dim 128: 17 + 2·(8.5 + 10) + 5 KiB ≈ 60 KiB of the 64.
+template <class T, int D> struct cdna_attention_config {
+  using atom = mfma_32x32x8<T>;
+  using smem_type = T;
+  static constexpr int BQ = 64, BKV = 32, warps = 2, stages = 2, pad = 8;
+  // Registers: O (D/2 fp32), S (16), m and l (16 each), the causal-mask rows
+  // and the LDS fragments in flight take 192–195 VGPRs at head_dim 64 and 228–251
+  // at 128 (gfx90a / gfx940): 2 waves per SIMD (256 each) hold them without
+  // scratch; 3 waves (168) spill at both head dims.
+  static constexpr int waves_per_simd = 2;
+  using layout_q = row_major<BQ, D, pad>;
+  using layout_kt = col_major<D, BKV, pad>;
+  using layout_v = col_major<BKV, D, pad>;
+  using layout_p = row_major<BQ, BKV, pad>;
+};
+
 // fp32: the 64-lane scalar atom (a lane owns one row of a 64×32 warp tile):
 // A is kept M-contiguous (lanes read consecutive rows), B N-contiguous (all
 // lanes read the same element: a broadcast).

@@ -14,6 +14,8 @@
 //     layout_q (BQ×D, A operand), layout_kt (D×BKV, B operand read from K rows),
 //     layout_v (BKV×D, B operand), layout_p (BQ×BKV, A operand)
 #pragma once
+#include <cstdint>
+
 #include "tessel/core/math.hpp"
 #include "tessel/core/scope.hpp"
 #include "tessel/core/tile_ops.hpp"
@@ -74,11 +76,15 @@ template <class P, class T, int D> struct attention_kernel {
     const int q_tiles = (p.q_len + BQ - 1) / BQ;
     const int head = ctx.block_x() / q_tiles, q0 = (ctx.block_x() % q_tiles) * BQ;
     const int kv_head = head / (p.heads / p.kv_heads);
-    const gmatrix<const T> gq{p.q + b * p.q_bs + head * p.q_hs, p.q_len, D, p.q_ss, 1, false};
+    const T* const q = p.q + b * p.q_bs + head * p.q_hs;
+    const T* const k = p.k + b * p.k_bs + kv_head * p.k_hs;
+    const T* const v = p.v + b * p.v_bs + kv_head * p.v_hs;
+    T* const out = p.out + b * p.o_bs + head * p.o_hs;
+    const gmatrix<const T> gq{q, p.q_len, D, p.q_ss, 1, vec16(q, p.q_ss)};
     // Kᵀ as a D × kv_len matrix: element (d, j) = k[b, j, kv_head, d].
-    const gmatrix<const T> gkt{p.k + b * p.k_bs + kv_head * p.k_hs, D, p.kv_len, 1, p.k_ss, false};
-    const gmatrix<const T> gv{p.v + b * p.v_bs + kv_head * p.v_hs, p.kv_len, D, p.v_ss, 1, false};
-    const gmatrix<T> gout{p.out + b * p.o_bs + head * p.o_hs, p.q_len, D, p.o_ss, 1, false};
+    const gmatrix<const T> gkt{k, D, p.kv_len, 1, p.k_ss, vec16(k, p.k_ss)};
+    const gmatrix<const T> gv{v, p.kv_len, D, p.v_ss, 1, vec16(v, p.v_ss)};
+    const gmatrix<T> gout{out, p.q_len, D, p.o_ss, 1, vec16(out, p.o_ss)};
 
     char* smem = ctx.smem();
     const tile_q sq{reinterpret_cast<smem_t*>(smem)};
@@ -140,6 +146,12 @@ template <class P, class T, int D> struct attention_kernel {
       P::mma(ctx, o, sp, stage_v(t % S), row0, 0);
     }
     finish(ctx, p, b, head, q0 + row0, gout, o, m, l);
+  }
+
+  // gmatrix::vec16 of a (head_dim-contiguous) view: its base and its sequence
+  // stride 16-byte aligned, so backends may copy 16 bytes at a time.
+  TESSEL_DEVICE static bool vec16(const T* base, std::int64_t seq_stride) {
+    return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && seq_stride * std::int64_t(sizeof(T)) % 16 == 0;
   }
 
   template <class V> TESSEL_DEVICE static void fill(V& vec, float x) {
