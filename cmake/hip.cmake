@@ -67,9 +67,13 @@ endif()
 
 # Adds the HIP backend's sources to <target>.
 function(tessel_add_hip_backend target)
-  # The HIP language links the runtime (hip-lang::amdhip64) into every program
-  # that links <target>; no explicit dependency, so the export set stays closed.
   target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/backends/hip/gemm.hip)
+  # Programs linking <target> need the HIP runtime. In the build tree the HIP
+  # language adds it (hip-lang::amdhip64); an installed static <target> used
+  # from a plain C++ project names it as -lamdhip64 from the folder found here.
+  get_filename_component(_hip_libdir ${TESSEL_AMDHIP64} DIRECTORY)
+  target_link_libraries(${target} INTERFACE $<INSTALL_INTERFACE:amdhip64>)
+  target_link_directories(${target} INTERFACE $<INSTALL_INTERFACE:${_hip_libdir}>)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:HIP>:-Wall -Wextra -Wno-unused-parameter>)
   set_property(TARGET ${target} PROPERTY HIP_ARCHITECTURES ${CMAKE_HIP_ARCHITECTURES})

@@ -88,6 +88,29 @@ template <class Atom> constexpr bool c_grouping_is_lane_invariant() {
   return true;
 }
 
+// Whether a lane's C fragment can be re-read as its A fragment with no data
+// leaving the lane: for every (lane, A value v) at (r, c), the C atom tile
+// c / N (counted from the first of the K / N tiles that make one A k-tile)
+// holds (r, c % N) in the same lane, at a value index that is the same in every
+// lane. Then C tiles j·(K/N) .. +K/N of a C register tile ARE A k-tile j
+// (the FlashAttention-2 trick: P = softmax(S) feeds P·V from registers).
+// c_source_of_a(v) = (c / N)·c_values + that value index, or −1.
+template <class Atom> TESSEL_HOST_DEVICE constexpr int c_source_of_a(int lane, int v) {
+  const coord a = Atom::a_coord(lane, v);
+  for (int w = 0; w < Atom::c_values; ++w) {
+    const coord x = Atom::c_coord(lane, w);
+    if (x.row == a.row && x.col == a.col % Atom::N) return (a.col / Atom::N) * Atom::c_values + w;
+  }
+  return -1;
+}
+template <class Atom> constexpr bool c_feeds_a() {
+  if (Atom::K % Atom::N != 0 || Atom::M <= 0) return false;
+  for (int l = 0; l < Atom::lanes; ++l)
+    for (int v = 0; v < Atom::a_values; ++v)
+      if (c_source_of_a<Atom>(l, v) < 0 || c_source_of_a<Atom>(l, v) != c_source_of_a<Atom>(0, v)) return false;
+  return true;
+}
+
 template <class Atom> constexpr bool valid_atom() {
   return covers<Atom, operand::a>(false) && covers<Atom, operand::b>(false) && covers<Atom, operand::c>(true) &&
          c_grouping_is_lane_invariant<Atom>();

@@ -3,7 +3,11 @@
 // These are the portable definitions: every backend gets them by inheriting
 // `generic_tile_ops` in its policy, and every backend-specific fast path (a
 // cp.async copy, an ldmatrix load, a SIMD micro-kernel) must compute exactly
-// what the generic one computes — the tests hold them to it.
+// what the generic one computes — the tests hold them to it. One exception,
+// by name: a fast path for a transcendental functor (exp2_of_difference) may
+// use the hardware's approximation within a stated bound (CUDA ex2.approx:
+// 2 ulp, flushes results below 2^-126 to 0; CPU SIMD exp2: 1 ulp); data
+// movement, products, sums and comparisons stay exact.
 //
 // Scopes: `load(ctx, st, gmatrix, ...)` and `store(ctx, gmatrix, st, ...)` are
 // block-scope (all threads of the block take part); the register-tile ops are
@@ -110,6 +114,36 @@ struct generic_tile_ops {
       load(ctx, fb, b, k0, b_col0);
       mma(c, fa, fb);
     }
+  }
+
+  // C += A · B with A in registers and B in shared memory: B is the
+  // (TK·K) × C.cols block of a shared tile at (b_row0, b_col0).
+  template <class Ctx, class Atom, int TM, int TN, int TK, class TB, class LB>
+  TESSEL_HOST_DEVICE static void mma(Ctx& ctx, rt<Atom, operand::c, TM, TN>& c, const rt<Atom, operand::a, TM, TK>& a,
+                                     st<TB, LB> b, int b_row0, int b_col0) {
+    TESSEL_UNROLL for (int k = 0; k < TK; ++k) {
+      rt<Atom, operand::b, 1, TN> fb;
+      load(ctx, fb, b, b_row0 + k * Atom::K, b_col0);
+      TESSEL_UNROLL for (int i = 0; i < TM; ++i)
+        TESSEL_UNROLL for (int j = 0; j < TN; ++j) Atom::mma(c.frag[i][j], a.frag[i][k], fb.frag[0][j]);
+    }
+  }
+
+  // dst(r, c) = src(r, c), converted to A's element type, without leaving the
+  // lane: only for atoms where c_feeds_a holds (atom_traits.hpp).
+  template <class Ctx, class Atom, int TM, int TN, int TK>
+  TESSEL_HOST_DEVICE static void relayout(Ctx& /*ctx*/, rt<Atom, operand::a, TM, TK>& dst,
+                                          const rt<Atom, operand::c, TM, TN>& src) {
+    static_assert(c_feeds_a<Atom>(), "relayout: this atom's C fragment is not its A fragment");
+    static_assert(TK * Atom::K == TN * Atom::N, "relayout: the tiles must have the same shape");
+    constexpr int per_k = Atom::K / Atom::N;
+    TESSEL_UNROLL for (int i = 0; i < TM; ++i)
+      TESSEL_UNROLL for (int k = 0; k < TK; ++k)
+        TESSEL_UNROLL for (int v = 0; v < Atom::a_values; ++v) {
+          const int s = c_source_of_a<Atom>(0, v);
+          dst.frag[i][k][v] = convert<typename Atom::a_type>(
+              to_float(src.frag[i][k * per_k + s / Atom::c_values][s % Atom::c_values]));
+        }
   }
 
   // ---- register -> global (warp scope): the epilogue ---------------------------

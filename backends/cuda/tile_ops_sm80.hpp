@@ -16,15 +16,20 @@
 //   store register -> global: two adjacent columns per access when C is
 //         row-major and 16-byte aligned (gmatrix::vec16), else element-wise;
 //         rounding by cvt (arch/convert.hpp, bit-exact with convert<T>).
+//   mma   registers × shared (A held, B by ldmatrix, double-buffered);
+//   relayout C -> A in registers by cvt pairs; broadcast_rows with
+//         exp2_of_difference on ex2.approx.ftz (see its note).
 // One exception to "exactly": a signalling-NaN input is copied by cp.async
 // as it is, where the generic float round trip would quiet it.
 #pragma once
 #include <cstdint>
 #include <type_traits>
 
+#include "tessel/core/math.hpp"
 #include "tessel/core/tile_ops.hpp"
 #include "tessel/cuda/arch/convert.hpp"
 #include "tessel/cuda/arch/cp_async.hpp"
+#include "tessel/cuda/arch/ex2.hpp"
 #include "tessel/cuda/arch/ldmatrix.hpp"
 #include "tessel/cuda/atom/mma_m16n8k16.hpp"
 #include "tessel/cuda/swizzle.hpp"
@@ -221,6 +226,57 @@ struct sm80_tile_ops : generic_tile_ops {
       }
       generic_tile_ops::mma(c, fa[ks % 2], fb[ks % 2]);
     }
+  }
+
+  // C += A·B with A in registers, B from a shared tile: B fragments of slice
+  // k + 1 are loaded (ldmatrix) while slice k feeds mma.sync.
+  template <class Ctx, class T, int TM, int TN, int TK, int BK, int BN, bool BNC>
+  TESSEL_DEVICE static void mma(Ctx& ctx, rt<mma_m16n8k16<T>, operand::c, TM, TN>& c,
+                                const rt<mma_m16n8k16<T>, operand::a, TM, TK>& a, st<T, swizzle128<BK, BN, BNC>> b,
+                                int b_row0, int b_col0) {
+    using atom = mma_m16n8k16<T>;
+    rt<atom, operand::b, 1, TN> fb[2];
+    load(ctx, fb[0], b, b_row0, b_col0);
+    TESSEL_UNROLL for (int k = 0; k < TK; ++k) {
+      if (k + 1 < TK) load(ctx, fb[(k + 1) % 2], b, b_row0 + 16 * (k + 1), b_col0);
+      TESSEL_UNROLL for (int i = 0; i < TM; ++i)
+        TESSEL_UNROLL for (int j = 0; j < TN; ++j) atom::mma(c.frag[i][j], a.frag[i][k], fb[k % 2].frag[0][j]);
+    }
+  }
+
+  // C tile -> A tile in registers (generic_tile_ops::relayout), two values per
+  // cvt: A values 2h, 2h+1 are C values (2h % 4), +1 of n-tile 2k + h / 2.
+  template <class Ctx, class T, int TM, int TN, int TK>
+  TESSEL_DEVICE static void relayout(Ctx& /*ctx*/, rt<mma_m16n8k16<T>, operand::a, TM, TK>& dst,
+                                     const rt<mma_m16n8k16<T>, operand::c, TM, TN>& src) {
+    using atom = mma_m16n8k16<T>;
+    static_assert(TK * 16 == TN * 8, "relayout: the tiles must have the same shape");
+    static_assert(c_source_of_a<atom>(0, 0) == 0 && c_source_of_a<atom>(0, 1) == 1 && c_source_of_a<atom>(0, 2) == 2 &&
+                      c_source_of_a<atom>(0, 3) == 3 && c_source_of_a<atom>(0, 4) == 4 &&
+                      c_source_of_a<atom>(0, 5) == 5 && c_source_of_a<atom>(0, 6) == 6 && c_source_of_a<atom>(0, 7) == 7,
+                  "relayout: A value v must be value v % 4 of C n-tile v / 4");
+    TESSEL_UNROLL for (int i = 0; i < TM; ++i)
+      TESSEL_UNROLL for (int k = 0; k < TK; ++k)
+        TESSEL_UNROLL for (int h = 0; h < 4; ++h) {
+          const float* f = src.frag[i][2 * k + h / 2];
+          atom::unpack(arch::cvt_pack(f[2 * (h % 2)], f[2 * (h % 2) + 1], T{}), dst.frag[i][k][2 * h],
+                       dst.frag[i][k][2 * h + 1]);
+        }
+  }
+
+  // t(r, c) = exp2(t(r, c) − vec[r]) on ex2.approx.ftz (what FlashAttention
+  // uses). The second exception to "exactly": it differs from exp2f by at most
+  // 2 ulp (exp2f's own documented bound) and flushes results below 2^-126 to 0.
+  template <class T, int TM, int TN>
+  TESSEL_DEVICE static void broadcast_rows(rt<mma_m16n8k16<T>, operand::c, TM, TN>& t,
+                                           const col_vector<rt<mma_m16n8k16<T>, operand::c, TM, TN>>& vec,
+                                           exp2_of_difference) {
+    TESSEL_UNROLL for (int i = 0; i < TM; ++i)
+      TESSEL_UNROLL for (int j = 0; j < TN; ++j)
+        TESSEL_UNROLL for (int v = 0; v < 4; ++v) t.frag[i][j][v] = arch::ex2_approx(t.frag[i][j][v] - vec.value[i][v]);
+  }
+  template <class Tile, class F> TESSEL_HOST_DEVICE static void broadcast_rows(Tile& t, const col_vector<Tile>& vec, F f) {
+    generic_tile_ops::broadcast_rows(t, vec, f);
   }
 
   // ---- register -> global: the epilogue -------------------------------------------------

@@ -6,15 +6,20 @@
 //   S = Q·Kᵀ (scaled into the log2 domain, masked: keys past kv_len, and the
 //       causal triangle aligned bottom-right)
 //   m' = max(m, rowmax S);  P = exp2(S − m');  l = l·exp2(m − m') + rowsum P
-//   O = O·exp2(m − m') + P·V        (P goes through shared memory as an A operand)
+//   O = O·exp2(m − m') + P·V        (P as an A operand: in registers, or via shared memory)
 // and at the end O /= l, LSE = ln2·(m + log2 l). A row that saw no key keeps
 // m = −inf, l = 0 and is written as zeros with LSE = −inf.
 //
 //   P::attention_config<T, D>: atom, smem_type, BQ, BKV, warps, stages,
 //     layout_q (BQ×D, A operand), layout_kt (D×BKV, B operand read from K rows),
-//     layout_v (BKV×D, B operand), layout_p (BQ×BKV, A operand)
+//     layout_v (BKV×D, B operand), layout_p (BQ×BKV, A operand);
+//     optional: `static constexpr bool p_in_registers = true;` where the atom's
+//     C fragment is its A fragment (c_feeds_a): P then feeds P·V straight from
+//     registers (P::relayout + the register-A mma) — no shared P tile, one block
+//     barrier per KV tile instead of two.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "tessel/core/math.hpp"
 #include "tessel/core/scope.hpp"
@@ -35,10 +40,21 @@ template <class T> struct attention_problem {
   float scale_log2;  // scale · log2(e)
 };
 
+namespace attention_detail {
+template <class Cfg, class = void> struct p_in_registers {
+  static constexpr bool value = false;
+};
+template <class Cfg> struct p_in_registers<Cfg, std::void_t<decltype(Cfg::p_in_registers)>> {
+  static constexpr bool value = Cfg::p_in_registers;
+};
+}  // namespace attention_detail
+
 template <class P, class T, int D> struct attention_kernel {
   using cfg = typename P::template attention_config<T, D>;
   using atom = typename cfg::atom;
   using smem_t = typename cfg::smem_type;
+  static constexpr bool p_regs = attention_detail::p_in_registers<cfg>::value;
+  static_assert(!p_regs || c_feeds_a<typename cfg::atom>(), "attention: p_in_registers needs an atom whose C is its A");
   static constexpr int BQ = cfg::BQ, BKV = cfg::BKV, S = cfg::stages, WQ = BQ / cfg::warps;
   static_assert(S >= 2, "attention: the K/V ring needs at least two stages");
   static_assert(BQ % cfg::warps == 0, "attention: warps must split the query rows evenly");
@@ -56,7 +72,7 @@ template <class P, class T, int D> struct attention_kernel {
 
   static constexpr int bytes(int elems) { return (int(sizeof(smem_t)) * elems + 127) / 128 * 128; }
   static constexpr int q_bytes = bytes(tile_q::size), kt_bytes = bytes(tile_kt::size);
-  static constexpr int v_bytes = bytes(tile_v::size), p_bytes = bytes(tile_p::size);
+  static constexpr int v_bytes = bytes(tile_v::size), p_bytes = p_regs ? 0 : bytes(tile_p::size);
   static constexpr int max_grid_z = 65535;
 
   static launch_shape shape(const problem& p) {
@@ -92,7 +108,7 @@ template <class P, class T, int D> struct attention_kernel {
     auto stage_v = [&](int s) {
       return tile_v{reinterpret_cast<smem_t*>(smem + q_bytes + S * kt_bytes + s * v_bytes)};
     };
-    const tile_p sp{reinterpret_cast<smem_t*>(smem + q_bytes + S * (kt_bytes + v_bytes))};
+    [[maybe_unused]] const tile_p sp{reinterpret_cast<smem_t*>(smem + q_bytes + S * (kt_bytes + v_bytes))};
 
     // Keys visible to this block: all, or (causal) up to the last row's diagonal.
     const int shift = p.kv_len - p.q_len;  // query i sees keys j <= i + shift
@@ -135,15 +151,27 @@ template <class P, class T, int D> struct attention_kernel {
       const float scale = p.scale_log2;
       const int kv_len = p.kv_len;
       const bool causal = p.causal;
-      P::map(ctx, sc, [=](float x, int r, int c) {
-        const int key = kv0 + c;
-        const bool hidden = key >= kv_len || (causal && key > qrow0 + r + shift);
-        return hidden ? neg_infinity() : x * scale;
-      });
+      // Masking only where this warp's rows meet a hidden key in this tile.
+      const bool all_visible = kv0 + BKV <= kv_len && (!causal || kv0 + BKV - 1 <= qrow0 + shift);
+      if (all_visible) {
+        P::map(ctx, sc, [=](float x, int, int) { return x * scale; });
+      } else {
+        P::map(ctx, sc, [=](float x, int r, int c) {
+          const int key = kv0 + c;
+          const bool hidden = key >= kv_len || (causal && key > qrow0 + r + shift);
+          return hidden ? neg_infinity() : x * scale;
+        });
+      }
       online_softmax_step(ctx, sc, o, m, l);
-      P::store(ctx, sp, sc, row0, 0);  // P as this warp's rows of an A operand
-      ctx.sync();
-      P::mma(ctx, o, sp, stage_v(t % S), row0, 0);
+      if constexpr (p_regs) {
+        rt_a<atom, WQ, BKV> pa;
+        P::relayout(ctx, pa, sc);
+        P::mma(ctx, o, pa, stage_v(t % S), 0, 0);
+      } else {
+        P::store(ctx, sp, sc, row0, 0);  // P as this warp's rows of an A operand
+        ctx.sync();
+        P::mma(ctx, o, sp, stage_v(t % S), row0, 0);
+      }
     }
     finish(ctx, p, b, head, q0 + row0, gout, o, m, l);
   }
