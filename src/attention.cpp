@@ -97,6 +97,7 @@ void attention(const tensor_view& q, const tensor_view& k, const tensor_view& v,
   c.kv_len = int(Lk);
   c.head_dim = int(D);
   c.causal = o.causal;
+  c.device = out.dev.index;
   c.scale = o.scale > 0.0f ? o.scale : 1.0f / std::sqrt(float(D));
   if (Lk == 0) c.k.ptr = c.v.ptr = out.data;  // never read
 

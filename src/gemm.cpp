@@ -104,6 +104,7 @@ void gemm(const tensor_view& a, const tensor_view& b, const tensor_view& c, cons
   call.batch = int(batch);
   call.alpha = o.alpha;
   call.beta = o.beta;
+  call.device = c.dev.index;
   // K = 0 leaves a and b unread: their pointers may be null.
   if (K == 0) call.a.ptr = call.b.ptr = c.data;
 

@@ -39,6 +39,7 @@ struct sm80_attention : sm80 {
 namespace tessel::detail {
 
 void cuda_attention(const attention_call& call, void* stream) {
+  const cuda::device_scope on(call.device);
   ops::attention_dispatch<cuda::sm80_attention>(call, [&](auto tag, const auto& problem) {
     using K = typename decltype(tag)::type;
     cuda::launch<K, K::cfg::warps * cuda::warp_lanes>(K::shape(problem), problem, static_cast<cudaStream_t>(stream));

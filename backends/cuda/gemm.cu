@@ -6,11 +6,13 @@
 
 #include "backend_entry.hpp"
 #include "tessel/cuda/gemm_paths.hpp"
+#include "tessel/cuda/launch.hpp"
 #include "tessel/error.hpp"
 
 namespace tessel::detail {
 
 void cuda_gemm(const gemm_call& call, void* native_stream) {
+  const cuda::device_scope on(call.device);
   const auto stream = static_cast<cudaStream_t>(native_stream);
   const bool f32_out = call.out == dtype::f32;
   switch (call.in) {

@@ -60,6 +60,30 @@ inline void check(cudaError_t e, const char* call, const launch_shape& s) {
               cudaGetErrorString(e) + "), " + describe(s));
 }
 
+// Makes `device` current for the scope of an op and restores the caller's
+// current device afterwards (tensors on cuda:1 run on cuda:1).
+class device_scope {
+ public:
+  explicit device_scope(int device) {
+    const cudaError_t e = cudaGetDevice(&previous_);
+    if (e != cudaSuccess) throw Error(std::string("tessel cuda backend: cudaGetDevice failed: ") + cudaGetErrorString(e));
+    if (previous_ != device) {
+      const cudaError_t s = cudaSetDevice(device);
+      if (s != cudaSuccess)
+        throw Error("tessel cuda backend: cudaSetDevice(" + std::to_string(device) + ") failed: " + cudaGetErrorString(s));
+    }
+  }
+  ~device_scope() {
+    int now = previous_;
+    if (cudaGetDevice(&now) == cudaSuccess && now != previous_) (void)cudaSetDevice(previous_);
+  }
+  device_scope(const device_scope&) = delete;
+  device_scope& operator=(const device_scope&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
 // Enqueues Kernel on `stream` (nullptr: the default stream) and returns without waiting.
 // Threads is the block size, fixed when compiling (shape.warps must match): the
 // kernel's launch bound (255 registers per lane at 256 threads) and the

@@ -8,6 +8,7 @@
 namespace tessel::detail {
 
 void hip_attention(const attention_call& call, void* stream) {
+  const hip::device_scope on(call.device);
   ops::attention_dispatch<hip::cdna_policy>(call, [&](auto tag, const auto& problem) {
     using K = typename decltype(tag)::type;
     hip::launch<K>(K::shape(problem), problem, stream);

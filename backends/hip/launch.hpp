@@ -77,6 +77,30 @@ inline void check(hipError_t e, const char* call, const launch_shape& s) {
               std::to_string(s.smem_bytes) + " bytes LDS");
 }
 
+// Makes `device` current for the scope of an op and restores the caller's
+// current device afterwards (tensors on hip:1 run on hip:1).
+class device_scope {
+ public:
+  explicit device_scope(int device) {
+    const hipError_t e = hipGetDevice(&previous_);
+    if (e != hipSuccess) throw Error(std::string("tessel hip backend: hipGetDevice failed: ") + hipGetErrorString(e));
+    if (previous_ != device) {
+      const hipError_t s = hipSetDevice(device);
+      if (s != hipSuccess)
+        throw Error("tessel hip backend: hipSetDevice(" + std::to_string(device) + ") failed: " + hipGetErrorString(s));
+    }
+  }
+  ~device_scope() {
+    int now = previous_;
+    if (hipGetDevice(&now) == hipSuccess && now != previous_) (void)hipSetDevice(previous_);
+  }
+  device_scope(const device_scope&) = delete;
+  device_scope& operator=(const device_scope&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
 // Enqueues Kernel on `stream` (a hipStream_t; nullptr: the default stream) and
 // returns without waiting. Errors of the launch itself are thrown here;
 // errors while the kernel runs surface at the caller's next synchronisation.

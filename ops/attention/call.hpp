@@ -22,6 +22,7 @@ struct attention_call {
   int batch, heads, kv_heads, q_len, kv_len, head_dim;
   bool causal;
   float scale;
+  int device;  // index of the device the tensors live on (GPU backends run there)
 };
 
 }  // namespace tessel

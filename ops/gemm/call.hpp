@@ -23,6 +23,7 @@ struct gemm_call {
   dtype in, out;
   int m, n, k, batch;
   float alpha, beta;
+  int device;  // index of the device the operands live on (GPU backends run there)
 };
 
 }  // namespace tessel
