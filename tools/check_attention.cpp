@@ -13,6 +13,7 @@
 #include <random>
 
 #include "check.hpp"
+#include "check_operand.hpp"
 #include "device_buffer.hpp"
 #include "host_tensor.hpp"
 #include "npy.hpp"
@@ -29,7 +30,6 @@ const std::vector<option_spec> check_attention_options = {
 
 namespace {
 
-using shape_t = std::vector<std::int64_t>;
 
 dtype parse_dtype(const std::string& s) {
   if (s == "fp32") return dtype::f32;
@@ -38,40 +38,10 @@ dtype parse_dtype(const std::string& s) {
   throw usage_error("'--dtype' expects fp32, fp16 or bf16, got '" + s + "'");
 }
 
-struct operand {
-  std::string origin;  // file name or "random"
-  shape_t shape;       // [batch, seq, heads, head_dim]
-  support::host_tensor data;
-};
-
-std::size_t elements(const shape_t& s) {
-  std::size_t n = 1;
-  for (auto d : s) n *= std::size_t(d);
-  return n;
-}
-
 operand from_file(const std::string& path, dtype t, const char* role) {
-  npy_array a = read_npy(path);
-  if (a.shape.size() != 4)
-    throw input_error(path + ": " + role + " must be 4-D [batch, seq, heads, head_dim], got shape " +
-                      shape_string(a.shape));
-  operand o{path, a.shape, support::host_tensor(t, a.count())};
-  std::size_t nonfinite = 0;
-  for (std::size_t i = 0; i < a.count(); ++i) {
-    nonfinite += !std::isfinite(a.values[i]);
-    o.data.set(i, a.values[i]);
-  }
-  if (nonfinite)
-    std::fprintf(stderr, "tessel-check: warning: %s: %zu non-finite values (errors will read inf)\n", path.c_str(),
-                 nonfinite);
-  return o;
+  return read_operand(path, t, role, {4}, "4-D [batch, seq, heads, head_dim]");
 }
 
-operand random_operand(const shape_t& shape, dtype t, std::mt19937_64& rng) {
-  operand o{"random", shape, support::host_tensor(t, elements(shape))};
-  support::fill_random(o.data, rng);
-  return o;
-}
 
 tensor_view bshd(const void* p, dtype t, const shape_t& s, const device& dev) {
   return tensor_view::contiguous(const_cast<void*>(p), t, {s[0], s[1], s[2], s[3]}, dev);

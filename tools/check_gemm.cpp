@@ -7,6 +7,7 @@
 #include <random>
 
 #include "check.hpp"
+#include "check_operand.hpp"
 #include "device_buffer.hpp"
 #include "host_tensor.hpp"
 #include "npy.hpp"
@@ -22,7 +23,6 @@ const std::vector<option_spec> check_gemm_options = {
 
 namespace {
 
-using shape_t = std::vector<std::int64_t>;
 
 dtype parse_dtype(const std::string& s) {
   if (s == "fp32") return dtype::f32;
@@ -32,12 +32,6 @@ dtype parse_dtype(const std::string& s) {
 }
 
 // An operand: its values (already rounded to its type), shape, and where it came from.
-struct operand {
-  std::string origin;  // file name or "random"
-  shape_t shape;
-  support::host_tensor data;
-};
-
 tensor_view view_of(void* p, dtype t, const shape_t& shape, const device& dev) {
   tensor_view v;
   v.data = p;
@@ -54,29 +48,9 @@ tensor_view view_of(void* p, dtype t, const shape_t& shape, const device& dev) {
 }
 
 operand from_file(const std::string& path, dtype t, const char* role) {
-  npy_array a = read_npy(path);
-  if (a.shape.size() != 2 && a.shape.size() != 3)
-    throw input_error(path + ": " + role + " must be 2-D [rows, cols] or 3-D [batch, rows, cols], got shape " +
-                      shape_string(a.shape));
-  operand o{path, a.shape, support::host_tensor(t, a.count())};
-  std::size_t nonfinite = 0;
-  for (std::size_t i = 0; i < a.count(); ++i) {
-    nonfinite += !std::isfinite(a.values[i]);
-    o.data.set(i, a.values[i]);
-  }
-  if (nonfinite)
-    std::fprintf(stderr, "tessel-check: warning: %s: %zu non-finite values (errors will read inf)\n", path.c_str(),
-                 nonfinite);
-  return o;
+  return read_operand(path, t, role, {2, 3}, "2-D [rows, cols] or 3-D [batch, rows, cols]");
 }
 
-operand random_operand(const shape_t& shape, dtype t, std::mt19937_64& rng) {
-  std::size_t n = 1;
-  for (auto d : shape) n *= std::size_t(d);
-  operand o{"random", shape, support::host_tensor(t, n)};
-  support::fill_random(o.data, rng);
-  return o;
-}
 
 std::string describe(const operand& o, dtype t) {
   return o.origin + " " + shape_string(o.shape) + " as " + dtype_name(t);
