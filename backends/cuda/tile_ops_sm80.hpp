@@ -114,6 +114,8 @@ struct sm80_tile_ops : generic_tile_ops {
   using generic_tile_ops::load;
   using generic_tile_ops::mma;
   using generic_tile_ops::store;
+  using generic_tile_ops::relayout;
+  using generic_tile_ops::broadcast_rows;
 
   // ---- global -> shared: cp.async ------------------------------------------------
   template <class Ctx, class T, int R, int C, bool CC>

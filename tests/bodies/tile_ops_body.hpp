@@ -92,6 +92,35 @@ template <class P, class Atom, int TM, int TN, int TK> struct mma_kernel {
   }
 };
 
+// C-tile → A-operand relayout in registers, then C2 += A(registers) · B(shared).
+template <class P, class Atom, int TM, int TN, int TK> struct relayout_kernel {
+  struct params { gmatrix<float> a, b, c; };
+  using tc_in = rt<Atom, operand::c, TM, TK * Atom::K / Atom::N>;  // A's values, loaded as a C tile
+  using ta = rt<Atom, operand::a, TM, TK>;
+  using tc = rt<Atom, operand::c, TM, TN>;
+  using sa = st<float, row_major<ta::rows, ta::cols>>;
+  using sb = st<float, row_major<TK * Atom::K, tc::cols>>;
+  static constexpr int smem_bytes = int(smem_allocator::bytes_for<sa, sb>());
+  template <class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params& p) {
+    smem_allocator alloc{ctx.smem()};
+    sa s_a = alloc.take<sa>();
+    sb s_b = alloc.take<sb>();
+    P::load(ctx, s_a, p.a, 0, 0);
+    P::load(ctx, s_b, p.b, 0, 0);
+    P::commit();
+    P::template wait<0>();
+    ctx.sync();
+    tc_in as_c;
+    P::load(ctx, as_c, s_a, 0, 0);
+    ta a;
+    P::relayout(ctx, a, as_c);
+    tc c;
+    P::zero(c);
+    P::mma(ctx, c, a, s_b, 0, 0);
+    P::store(ctx, p.c, c, 0, 0, 1.0f, 0.0f);
+  }
+};
+
 // Row max and column sum of a C tile, and the tile minus its row max.
 template <class P, class Tile> struct reduce_kernel {
   struct params { gmatrix<float> in, row_max, col_sum, centred; };
@@ -215,7 +244,41 @@ TYPED_TEST_P(TileOps, RowAndColumnReductionsAndBroadcast) {
   }
 }
 
+TYPED_TEST_P(TileOps, RelayoutCToAThenMmaWithRegisterA) {
+  using Atom = typename TypeParam::atom;
+  if constexpr (!c_feeds_a<Atom>() || Atom::K % Atom::N != 0) {
+    GTEST_SKIP() << "this atom's C fragment is not its A fragment (relayout not defined)";
+  } else {
+    if (!backend::available()) GTEST_SKIP() << "no device for backend " << backend::name;
+    using P = typename TypeParam::policy;
+    using K = relayout_kernel<P, Atom, 2, 2, 2>;
+    std::mt19937_64 rng(case_seed(std::string("tile-relayout-") + backend::name));
+    device_matrix a(K::ta::rows, K::ta::cols), b(K::ta::cols, K::tc::cols), c(K::tc::rows, K::tc::cols);
+    fill_exact<typename Atom::a_type>(a.host, rng);
+    fill_exact<typename Atom::b_type>(b.host, rng);
+    poison(c.host);
+    a.upload();
+    b.upload();
+    c.upload();
+    launch_shape s;
+    s.warps = 1;
+    s.smem_bytes = K::smem_bytes;
+    backend::run_kernel<K>(s, typename K::params{a.view(), b.view(), c.view()});
+    c.download();
+    double num = 0, den = 0;
+    for (int i = 0; i < c.rows; ++i)
+      for (int j = 0; j < c.cols; ++j) {
+        double ref = 0;
+        for (int k = 0; k < a.cols; ++k) ref += a.at(i, k) * b.at(k, j);
+        ASSERT_TRUE(std::isfinite(c.at(i, j))) << "C(" << i << "," << j << ") not written";
+        num += (c.at(i, j) - ref) * (c.at(i, j) - ref);
+        den += ref * ref;
+      }
+    EXPECT_LT(std::sqrt(num / den), 1e-6);
+  }
+}
+
 REGISTER_TYPED_TEST_SUITE_P(TileOps, RegisterTilesRoundTripThroughTheAtomMaps, MmaOnRegisterTilesMatchesFloat64,
-                            RowAndColumnReductionsAndBroadcast);
+                            RowAndColumnReductionsAndBroadcast, RelayoutCToAThenMmaWithRegisterA);
 
 }  // namespace tessel::test
