@@ -113,6 +113,7 @@ int run(int argc, char** argv) {
               built_backends(), device_name(env.dev.kind), env.dev.index, dev_desc.c_str());
   std::printf("host: %s, %d hardware threads; tessel cpu isa: %s; compiler: %s\n", cpu_model().c_str(), all_threads,
               cpu_isa(), TESSEL_TOOLS_COMPILER);
+  std::printf("date: %s\n", utc_now().c_str());
   std::printf("timing: wall clock (steady_clock) between device syncs around a batch of calls (>= %.2g ms);\n"
               "  warm-up call first; tessel and peer alternate, %d rounds each (order flipped every round); median\n",
               env.min_sample_ms, env.repeat);
