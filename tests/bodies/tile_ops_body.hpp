@@ -147,6 +147,34 @@ template <class P, class Tile> struct reduce_kernel {
   }
 };
 
+// Runs kernel K (params {a, b, c}) on random A (M×K) and B (K×N) exact in the
+// atom's input types, C poisoned, and checks C = A·B against float64.
+template <class K, class Atom> void expect_product(int m, int n, int k, const char* what) {
+  std::mt19937_64 rng(case_seed(std::string(what) + backend::name));
+  device_matrix a(m, k), b(k, n), c(m, n);
+  fill_exact<typename Atom::a_type>(a.host, rng);
+  fill_exact<typename Atom::b_type>(b.host, rng);
+  poison(c.host);
+  a.upload();
+  b.upload();
+  c.upload();
+  launch_shape s;
+  s.warps = 1;
+  s.smem_bytes = K::smem_bytes;
+  backend::run_kernel<K>(s, typename K::params{a.view(), b.view(), c.view()});
+  c.download();
+  double num = 0, den = 0;
+  for (int i = 0; i < c.rows; ++i)
+    for (int j = 0; j < c.cols; ++j) {
+      double ref = 0;
+      for (int p = 0; p < a.cols; ++p) ref += a.at(i, p) * b.at(p, j);
+      ASSERT_TRUE(std::isfinite(c.at(i, j))) << what << ": C(" << i << "," << j << ") not written";
+      num += (c.at(i, j) - ref) * (c.at(i, j) - ref);
+      den += ref * ref;
+    }
+  EXPECT_LT(std::sqrt(num / den), 1e-6) << what;
+}
+
 // ---- tests --------------------------------------------------------------------
 
 template <class Config> class TileOps : public ::testing::Test {};
@@ -184,29 +212,7 @@ TYPED_TEST_P(TileOps, MmaOnRegisterTilesMatchesFloat64) {
   using P = typename TypeParam::policy;
   using Atom = typename TypeParam::atom;
   using K = mma_kernel<P, Atom, 2, 2, 3>;
-  std::mt19937_64 rng(case_seed(std::string("tile-mma-") + backend::name));
-  device_matrix a(K::ta::rows, K::ta::cols), b(K::tb::rows, K::tb::cols), c(K::tc::rows, K::tc::cols);
-  fill_exact<typename Atom::a_type>(a.host, rng);
-  fill_exact<typename Atom::b_type>(b.host, rng);
-  poison(c.host);
-  a.upload();
-  b.upload();
-  c.upload();
-  launch_shape s;
-  s.warps = 1;
-  s.smem_bytes = K::smem_bytes;
-  backend::run_kernel<K>(s, typename K::params{a.view(), b.view(), c.view()});
-  c.download();
-  double num = 0, den = 0;
-  for (int i = 0; i < c.rows; ++i)
-    for (int j = 0; j < c.cols; ++j) {
-      double ref = 0;
-      for (int k = 0; k < a.cols; ++k) ref += a.at(i, k) * b.at(k, j);
-      ASSERT_TRUE(std::isfinite(c.at(i, j))) << "C(" << i << "," << j << ") not written";
-      num += (c.at(i, j) - ref) * (c.at(i, j) - ref);
-      den += ref * ref;
-    }
-  EXPECT_LT(std::sqrt(num / den), 1e-6);
+  expect_product<K, Atom>(K::ta::rows, K::tb::cols, K::ta::cols, "tile-mma-");
 }
 
 TYPED_TEST_P(TileOps, RowAndColumnReductionsAndBroadcast) {
@@ -252,29 +258,7 @@ TYPED_TEST_P(TileOps, RelayoutCToAThenMmaWithRegisterA) {
     if (!backend::available()) GTEST_SKIP() << "no device for backend " << backend::name;
     using P = typename TypeParam::policy;
     using K = relayout_kernel<P, Atom, 2, 2, 2>;
-    std::mt19937_64 rng(case_seed(std::string("tile-relayout-") + backend::name));
-    device_matrix a(K::ta::rows, K::ta::cols), b(K::ta::cols, K::tc::cols), c(K::tc::rows, K::tc::cols);
-    fill_exact<typename Atom::a_type>(a.host, rng);
-    fill_exact<typename Atom::b_type>(b.host, rng);
-    poison(c.host);
-    a.upload();
-    b.upload();
-    c.upload();
-    launch_shape s;
-    s.warps = 1;
-    s.smem_bytes = K::smem_bytes;
-    backend::run_kernel<K>(s, typename K::params{a.view(), b.view(), c.view()});
-    c.download();
-    double num = 0, den = 0;
-    for (int i = 0; i < c.rows; ++i)
-      for (int j = 0; j < c.cols; ++j) {
-        double ref = 0;
-        for (int k = 0; k < a.cols; ++k) ref += a.at(i, k) * b.at(k, j);
-        ASSERT_TRUE(std::isfinite(c.at(i, j))) << "C(" << i << "," << j << ") not written";
-        num += (c.at(i, j) - ref) * (c.at(i, j) - ref);
-        den += ref * ref;
-      }
-    EXPECT_LT(std::sqrt(num / den), 1e-6);
+    expect_product<K, Atom>(K::ta::rows, K::tc::cols, K::ta::cols, "tile-relayout-");
   }
 }
 
