@@ -164,14 +164,7 @@ int main(int argc, char** argv) {
   } catch (const usage_error& e) {
     std::fprintf(stderr, "tessel-bench: %s\n%s", e.what(), usage().c_str());
     return 2;
-  } catch (const tessel::Error& e) {
-    std::fprintf(stderr, "tessel-bench: tessel refused the call: %s\n", e.what());
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "tessel-bench: error: out of memory\n");
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "tessel-bench: error: %s\n", e.what());
   } catch (...) {
-    std::fprintf(stderr, "tessel-bench: error: unknown exception\n");
+    return report_failure("tessel-bench");
   }
-  return 1;
 }

@@ -97,12 +97,6 @@ double lse_error(const std::vector<double>& ref, const std::vector<double>& x, s
   return mismatched ? INFINITY : e;
 }
 
-std::string fmt_err(double e) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3e", e);
-  return buf;
-}
-
 }  // namespace
 
 int check_attention(const parsed_args& args) {
@@ -205,14 +199,14 @@ int check_attention(const parsed_args& args) {
   std::size_t nonfinite = 0;
   for (double x : d.out) nonfinite += !std::isfinite(x);
   std::printf("out: relative Frobenius error ||X - R||/||R|| (R = float64 attention of the rounded inputs):\n");
-  std::printf("  device %-8s vs float64   %s\n", dev_label.c_str(), fmt_err(e_dev).c_str());
-  std::printf("  cpu    %-8s vs float64   %s\n", "host", fmt_err(e_host).c_str());
-  std::printf("  device vs cpu              %s\n", fmt_err(e_dh).c_str());
+  std::printf("  device %-8s vs float64   %s\n", dev_label.c_str(), format_error(e_dev).c_str());
+  std::printf("  cpu    %-8s vs float64   %s\n", "host", format_error(e_host).c_str());
+  std::printf("  device vs cpu              %s\n", format_error(e_dh).c_str());
   if (nonfinite) std::printf("  device output has %zu non-finite values\n", nonfinite);
   std::printf("lse: max |X - R| (natural log; rows that see no key must be -inf in both):\n");
-  std::printf("  device %-8s vs float64   %s%s\n", dev_label.c_str(), fmt_err(l_dev).c_str(),
+  std::printf("  device %-8s vs float64   %s%s\n", dev_label.c_str(), format_error(l_dev).c_str(),
               bad_dev ? (" (" + std::to_string(bad_dev) + " rows -inf/NaN mismatched)").c_str() : "");
-  std::printf("  cpu    %-8s vs float64   %s%s\n", "host", fmt_err(l_host).c_str(),
+  std::printf("  cpu    %-8s vs float64   %s%s\n", "host", format_error(l_host).c_str(),
               bad_host ? (" (" + std::to_string(bad_host) + " rows -inf/NaN mismatched)").c_str() : "");
   const bool ok = e_dev <= tol && e_host <= tol && e_dh <= tol && l_dev <= lse_tol && l_host <= lse_tol;
   std::printf("tolerance out %.1e, lse %.1e: %s\n", tol, lse_tol, ok ? "ok" : "FAIL");

@@ -82,12 +82,6 @@ std::vector<double> run_on(const device& dev, const operand& a, const operand& b
   return r;
 }
 
-std::string fmt_err(double e) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3e", e);
-  return buf;
-}
-
 }  // namespace
 
 int check_gemm(const parsed_args& args) {
@@ -199,9 +193,9 @@ int check_gemm(const parsed_args& args) {
   std::size_t nonfinite = 0;
   for (float v : dev_out) nonfinite += !std::isfinite(v);
   std::printf("relative Frobenius error ||X - R||/||R|| (R = float64 product of the rounded inputs):\n");
-  std::printf("  device %-8s vs float64   %s\n", dev_label.c_str(), fmt_err(e_dev).c_str());
-  std::printf("  cpu    %-8s vs float64   %s\n", "host", fmt_err(e_host).c_str());
-  std::printf("  device vs cpu              %s\n", fmt_err(e_dh).c_str());
+  std::printf("  device %-8s vs float64   %s\n", dev_label.c_str(), format_error(e_dev).c_str());
+  std::printf("  cpu    %-8s vs float64   %s\n", "host", format_error(e_host).c_str());
+  std::printf("  device vs cpu              %s\n", format_error(e_dh).c_str());
   if (nonfinite) std::printf("  device output has %zu non-finite values\n", nonfinite);
   const bool ok = e_dev <= tol && e_host <= tol && e_dh <= tol;
   std::printf("tolerance %.1e: %s\n", tol, ok ? "ok" : "FAIL");

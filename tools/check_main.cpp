@@ -105,18 +105,7 @@ int main(int argc, char** argv) {
   } catch (const usage_error& e) {
     std::fprintf(stderr, "tessel-check: %s\n%s(tessel-check --help for details)\n", e.what(), synopsis);
     return 2;
-  } catch (const npy_error& e) {
-    std::fprintf(stderr, "tessel-check: error: %s\n", e.what());
-  } catch (const input_error& e) {
-    std::fprintf(stderr, "tessel-check: error: %s\n", e.what());
-  } catch (const tessel::Error& e) {
-    std::fprintf(stderr, "tessel-check: tessel refused the call: %s\n", e.what());
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "tessel-check: error: out of memory\n");
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "tessel-check: error: %s\n", e.what());
   } catch (...) {
-    std::fprintf(stderr, "tessel-check: error: unknown exception\n");
+    return report_failure("tessel-check");
   }
-  return 1;
 }

@@ -39,4 +39,10 @@ operand random_operand(const shape_t& shape, dtype t, std::mt19937_64& rng) {
   return o;
 }
 
+std::string format_error(double e) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3e", e);
+  return buf;
+}
+
 }  // namespace tessel::tools

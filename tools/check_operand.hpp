@@ -28,4 +28,7 @@ operand read_operand(const std::string& path, dtype t, const char* role, std::in
                      const char* expected);
 operand random_operand(const shape_t& shape, dtype t, std::mt19937_64& rng);
 
+// An error figure as tessel-check prints it ("1.234e-05").
+std::string format_error(double e);
+
 }  // namespace tessel::tools

@@ -3,7 +3,11 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <new>
+
+#include "tessel/error.hpp"
 
 namespace tessel::tools {
 
@@ -96,6 +100,21 @@ std::vector<std::string> split(const std::string& word, char sep, const std::str
     start = end + 1;
   }
   return out;
+}
+
+int report_failure(const char* tool) {
+  try {
+    throw;
+  } catch (const tessel::Error& e) {
+    std::fprintf(stderr, "%s: tessel refused the call: %s\n", tool, e.what());
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%s: error: out of memory\n", tool);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", tool, e.what());
+  } catch (...) {
+    std::fprintf(stderr, "%s: error: unknown exception\n", tool);
+  }
+  return 1;
 }
 
 }  // namespace tessel::tools

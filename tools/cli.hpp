@@ -51,4 +51,9 @@ std::int64_t parse_integer(const std::string& word, const std::string& what, std
 // "a,b,c" -> {"a","b","c"} (empty items refused).
 std::vector<std::string> split(const std::string& word, char sep, const std::string& what);
 
+// Call from a catch (...) block of a tool's main: prints the exception in flight
+// as one line prefixed by `tool` and returns the exit code 1. (Usage errors,
+// exit 2, are each tool's own, since they print its usage.)
+int report_failure(const char* tool);
+
 }  // namespace tessel::tools

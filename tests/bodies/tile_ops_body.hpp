@@ -49,15 +49,20 @@ inline void poison(std::vector<float>& v) { std::fill(v.begin(), v.end(), std::n
 
 // ---- kernels (one warp; every op is the policy's) ---------------------------
 
+// The loads issued so far have landed in shared memory, for every thread.
+template <class P, class Ctx> TESSEL_DEVICE void landed(Ctx& ctx) {
+  P::commit();
+  P::template wait<0>();
+  ctx.sync();
+}
+
 template <class P, class Tile> struct round_trip_kernel {
   struct params { gmatrix<float> in, out; };
   using smem_tile = st<float, row_major<Tile::rows, Tile::cols>>;
   template <class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params& p) {
     smem_tile s{reinterpret_cast<float*>(ctx.smem())};
     P::load(ctx, s, p.in, 0, 0);
-    P::commit();
-    P::template wait<0>();
-    ctx.sync();
+    landed<P>(ctx);
     Tile t;
     P::load(ctx, t, s, 0, 0);
     P::store(ctx, p.out, t, 0, 0, 1.0f, 0.0f);
@@ -78,9 +83,7 @@ template <class P, class Atom, int TM, int TN, int TK> struct mma_kernel {
     sb s_b = alloc.take<sb>();
     P::load(ctx, s_a, p.a, 0, 0);
     P::load(ctx, s_b, p.b, 0, 0);
-    P::commit();
-    P::template wait<0>();
-    ctx.sync();
+    landed<P>(ctx);
     ta a;
     tb b;
     tc c;
@@ -107,9 +110,7 @@ template <class P, class Atom, int TM, int TN, int TK> struct relayout_kernel {
     sb s_b = alloc.take<sb>();
     P::load(ctx, s_a, p.a, 0, 0);
     P::load(ctx, s_b, p.b, 0, 0);
-    P::commit();
-    P::template wait<0>();
-    ctx.sync();
+    landed<P>(ctx);
     tc_in as_c;
     P::load(ctx, as_c, s_a, 0, 0);
     ta a;
@@ -128,9 +129,7 @@ template <class P, class Tile> struct reduce_kernel {
   template <class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params& p) {
     smem_tile s{reinterpret_cast<float*>(ctx.smem())};
     P::load(ctx, s, p.in, 0, 0);
-    P::commit();
-    P::template wait<0>();
-    ctx.sync();
+    landed<P>(ctx);
     Tile t;
     P::load(ctx, t, s, 0, 0);
     col_vector<Tile> mx;
