@@ -65,16 +65,22 @@ def main():
     ap.add_argument("--tokens", type=int, default=16384)
     ap.add_argument("--seqs", default="1024,4096,16384")
     ap.add_argument("--model-dim", type=int, default=2048, help="heads = model_dim / head_dim")
+    ap.add_argument("--head-dims", default="64,128")
+    ap.add_argument("--extra-lib", action="append", default=[], metavar="NAME=PATH",
+                    help="another tessel build (a tuning variant) timed as one more contender; not a peer")
     a = ap.parse_args()
     lib = load(a.lib)
+    extras = {n: load(p) for n, p in (e.split("=", 1) for e in a.extra_lib)}
     torch.manual_seed(1234)
     dev = torch.cuda.get_device_name(0)
     print(f"device: {dev}; torch {torch.__version__}; cuda {torch.version.cuda}; "
           f"date {datetime.date.today()}; tessel backends {lib.tessel_capi_backends().decode()}")
     rows = []
-    header = f"{'hd':>4} {'causal':>6} {'seq':>6} {'batch':>5} {'heads':>5} | {'tessel':>8} {'flash':>8} {'cudnn':>8} TFLOP/s | {'vs best':>7} | {'err':>8}"
+    header = (f"{'hd':>4} {'causal':>6} {'seq':>6} {'batch':>5} {'heads':>5} | {'tessel':>8} {'flash':>8} {'cudnn':>8} TFLOP/s"
+              f" | {'vs best':>7} | {'err':>8}" + "".join(f" | {n:>10}" for n in extras))
     print(header)
-    for hd in (64, 128):
+    peers = ("flash", "cudnn")
+    for hd in [int(d) for d in a.head_dims.split(",")]:
         for causal in (False, True):
             for seq in [int(s) for s in a.seqs.split(",")]:
                 b, h = max(1, a.tokens // seq), a.model_dim // hd
@@ -83,6 +89,8 @@ def main():
                 out_t = torch.full_like(q, float("nan"))
                 tq, tk, tv, to = (x.transpose(1, 2) for x in (q, k, v, out_t))
                 fns = {"tessel": lambda: tessel_call(lib, tq, tk, tv, to, causal)}
+                for n, xl in extras.items():
+                    fns["tessel:" + n] = lambda xl=xl: tessel_call(xl, tq, tk, tv, to, causal)
                 for name, backend in (("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION)):
                     def run(backend=backend):
                         with sdpa_kernel([backend]):
@@ -92,11 +100,15 @@ def main():
                         fns[name] = run
                     except Exception as e:  # a backend that does not take this shape
                         print(f"  ({name} unavailable for hd={hd} seq={seq}: {type(e).__name__})", file=sys.stderr)
-                fns["tessel"]()
-                torch.cuda.synchronize()
                 with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION]):
                     want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-                err = ((out_t.float() - want.float()).norm() / want.float().norm()).item()
+                errs = {}
+                for n in [n for n in fns if n.startswith("tessel")]:
+                    to.fill_(float("nan"))
+                    fns[n]()
+                    torch.cuda.synchronize()
+                    errs[n] = ((out_t.float() - want.float()).norm() / want.float().norm()).item()
+                err = errs["tessel"]
                 for fn in fns.values():  # warm-up
                     fn()
                 times = {n: [] for n in fns}
@@ -105,14 +117,15 @@ def main():
                         times[n].append(time_once(fn))
                 flops = 4 * b * h * seq * seq * hd / (2 if causal else 1)
                 tf = {n: flops / (statistics.median(t) * 1e-3) / 1e12 for n, t in times.items()}
-                best = max(v for n, v in tf.items() if n != "tessel") if len(tf) > 1 else float("nan")
+                best = max((v for n, v in tf.items() if n in peers), default=float("nan"))
                 row = dict(head_dim=hd, causal=causal, seq=seq, batch=b, heads=h, tflops=tf,
                            median_ms={n: statistics.median(t) for n, t in times.items()},
-                           ratio_vs_best=tf["tessel"] / best, rel_error_vs_sdpa=err)
+                           ratio_vs_best=tf["tessel"] / best, rel_error_vs_sdpa=err, rel_errors=errs)
                 rows.append(row)
                 print(f"{hd:>4} {str(causal):>6} {seq:>6} {b:>5} {h:>5} | {tf['tessel']:8.1f} "
                       f"{tf.get('flash', float('nan')):8.1f} {tf.get('cudnn', float('nan')):8.1f}         | "
-                      f"{row['ratio_vs_best']:7.2f} | {err:8.2e}", flush=True)
+                      f"{row['ratio_vs_best']:7.2f} | {err:8.2e}" +
+                      "".join(f" | {tf['tessel:' + n]:6.1f} {errs['tessel:' + n]:.0e}" for n in extras), flush=True)
                 del q, k, v, out_t
     if a.json:
         with open(a.json, "w") as f:

@@ -14,7 +14,7 @@
 # (CMAKE_CUDA_ARCHITECTURES for this build; default 90a, the H100's own),
 # TESSEL_DEVICE_STEPS (the steps, in order; default "build test sanitize bench"),
 # TESSEL_PROBE_MODE (the probe's mode in the bench step: full or quick).
-# The test step also reruns the GEMM tests with TESSEL_CUDA_POLICY=sm80.
+# The test step also reruns the GEMM and attention tests with TESSEL_CUDA_POLICY=sm80.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -77,11 +77,12 @@ step_test() {
   if timeout 200 ctest --test-dir "$build" --output-on-failure -j4 --timeout 180 >"$OUT/ctest.log" 2>&1; then r=passed; else r=FAILED; fi
   note "ctest: $r, $(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -1) ($(( $(date +%s) - t0 )) s)"
   grep -E "Failed|\*\*\*|FAILED" "$OUT/ctest.log" | head -20
-  # The GEMM tests once more on the sm80 (mma.sync) policy, which Hopper otherwise skips.
+  # The GEMM and attention tests once more on the sm80 (mma.sync) policy, which Hopper otherwise skips.
   if [ -x "$tests_bin" ]; then
-    if TESSEL_CUDA_POLICY=sm80 timeout 120 "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1 >>"$OUT/ctest.log" 2>&1
+    if TESSEL_CUDA_POLICY=sm80 timeout 150 "$tests_bin" --gtest_filter="$gemm_filter:*Attention*" --gtest_brief=1 \
+      >>"$OUT/ctest.log" 2>&1
     then r=passed; else r=FAILED; fi
-    note "GEMM tests with TESSEL_CUDA_POLICY=sm80: $r, $(grep -E '^\[  PASSED  \]' "$OUT/ctest.log" | tail -1)"
+    note "GEMM + attention tests with TESSEL_CUDA_POLICY=sm80: $r, $(grep -E '^\[  PASSED  \]' "$OUT/ctest.log" | tail -1)"
   fi
 }
 
@@ -106,6 +107,10 @@ step_sanitize() {
     sanitize memcheck tests "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1
     sanitize racecheck tests "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1
     [ -x "$build/tests/tessel_tile_tests_cuda" ] && sanitize racecheck tile_tests "$build/tests/tessel_tile_tests_cuda" --gtest_brief=1
+    if [ -x "$build/tests/tessel_wgmma_tests" ]; then
+      sanitize memcheck wgmma_tests "$build/tests/tessel_wgmma_tests" --gtest_brief=1
+      sanitize racecheck wgmma_tests "$build/tests/tessel_wgmma_tests" --gtest_brief=1
+    fi
     TESSEL_SANITIZE_TIMEOUT=240 sanitize memcheck attention "$tests_bin" --gtest_filter="$attention_filter" --gtest_brief=1
     TESSEL_SANITIZE_TIMEOUT=240 sanitize racecheck attention "$tests_bin" --gtest_filter="$attention_filter" --gtest_brief=1
   else
@@ -133,18 +138,39 @@ step_bench() {
 }
 
 # ---- 5. attention vs PyTorch SDPA (flash, cuDNN), same inputs, same process ----
+# Tuning variants (TESSEL_DEVICE_VARIANTS="name:-DFLAG=1 -DOTHER=2;name2:..."):
+# each is libtessel_capi.so built with those CUDA flags, timed as one more
+# contender in the same run (step "variants" builds them, before "attention").
+extra_libs=()
+step_variants() {
+  local spec name flags dir t0
+  IFS=';' read -r -a specs <<<"${TESSEL_DEVICE_VARIANTS:-}"
+  for spec in "${specs[@]}"; do
+    [ -n "$spec" ] || continue
+    name=${spec%%:*} flags=${spec#*:} dir=$root/build-variant-$name t0=$(date +%s)
+    rm -f "$dir/CMakeCache.txt"
+    if cmake -S . -B "$dir" -G Ninja -DBACKEND=cuda -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
+      -DCMAKE_CUDA_FLAGS="$flags" -DCMAKE_PREFIX_PATH="$deps/usr" -DTESSEL_BUILD_TESTS=OFF >>"$OUT/build.log" 2>&1 &&
+      cmake --build "$dir" -j16 --target tessel_capi >>"$OUT/build.log" 2>&1; then
+      extra_libs+=(--extra-lib "$name=$dir/bench/capi/libtessel_capi.so")
+      note "variant $name ($flags): built in $(( $(date +%s) - t0 )) s"
+    else
+      note "variant $name ($flags): build FAILED (build.log)"
+    fi
+  done
+}
 step_attention() {
   local lib=$build/bench/capi/libtessel_capi.so
   [ -f "$lib" ] || { note "attention bench: $lib not built"; return; }
-  PYTHONUNBUFFERED=1 timeout 240 python3 bench/attention_vs_sdpa.py --lib "$lib" --json "$OUT/attention_sdpa.json" \
-    >"$OUT/attention_sdpa.txt" 2>&1
+  PYTHONUNBUFFERED=1 timeout 300 python3 bench/attention_vs_sdpa.py --lib "$lib" --json "$OUT/attention_sdpa.json" \
+    "${extra_libs[@]}" >"$OUT/attention_sdpa.txt" 2>&1
   note "attention vs SDPA: rc=$?"
 }
 
 for s in $steps; do
   case $s in
-    build | test | sanitize | bench | attention) "step_$s" ;;
-    *) note "unknown step '$s' (expected build, test, sanitize, bench, attention)" ;;
+    build | test | sanitize | bench | variants | attention) "step_$s" ;;
+    *) note "unknown step '$s' (expected build, test, sanitize, bench, variants, attention)" ;;
   esac
 done
 # At most 8 files come back: the logs travel as one archive.

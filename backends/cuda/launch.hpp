@@ -3,12 +3,15 @@
 // A block is `warps` warps of 32 lanes; its shared arena is the block's
 // dynamic shared memory (128-byte aligned). launch<Kernel, MaxThreads>() runs
 // Kernel::run(ctx, params) in every block of a grid_x × grid_y × grid_z grid;
-// the entry point is compiled with __launch_bounds__(MaxThreads, 1). Every CUDA
+// the entry point is compiled with __launch_bounds__(MaxThreads, blocks_per_sm). Every CUDA
 // call is checked, and a failure throws tessel::Error naming the call and the
 // launch shape. Include only from CUDA translation units.
 #pragma once
-#include <atomic>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
+#include <type_traits>
 
 #include <cuda_runtime.h>
 
@@ -43,8 +46,18 @@ template <int Threads> struct fixed_context : context {
   TESSEL_DEVICE int threads() const { return Threads; }
 };
 
+// The blocks per SM a kernel's configuration asks the compiler to fit
+// (cfg::blocks_per_sm, default 1): registers per lane are bounded by
+// 65536 / (Threads · blocks).
+template <class Kernel, class = void> struct blocks_per_sm {
+  static constexpr int value = 1;
+};
+template <class Kernel> struct blocks_per_sm<Kernel, std::void_t<decltype(Kernel::cfg::blocks_per_sm)>> {
+  static constexpr int value = Kernel::cfg::blocks_per_sm;
+};
+
 template <class Kernel, class Params, int Threads>
-__global__ void __launch_bounds__(Threads, 1) kernel_entry(const __grid_constant__ Params params) {
+__global__ void __launch_bounds__(Threads, blocks_per_sm<Kernel>::value) kernel_entry(const __grid_constant__ Params params) {
   fixed_context<Threads> ctx;
   Kernel::run(ctx, params);
 }
@@ -58,6 +71,31 @@ inline void check(cudaError_t e, const char* call, const launch_shape& s) {
   if (e == cudaSuccess) return;
   throw Error(std::string("tessel cuda backend: ") + call + " failed: " + cudaGetErrorName(e) + " (" +
               cudaGetErrorString(e) + "), " + describe(s));
+}
+
+// Facts about a kernel entry on a device, worked out once per process (the
+// shared memory it opted in to; whether it is sm_90a code on a CC 9.0 device).
+// Keyed by the entry's address, not kept in a template's static: such a static
+// is one object per process (a GNU unique symbol) even across two shared
+// libraries that each carry tessel, whose entries are different functions.
+enum class fact { smem_opt_in, runs_sm90 };
+inline std::mutex& entry_facts_mutex() {
+  static std::mutex m;
+  return m;
+}
+inline std::map<std::tuple<const void*, int, fact>, int>& entry_facts() {
+  static std::map<std::tuple<const void*, int, fact>, int> facts;
+  return facts;
+}
+// The value recorded for (entry, device, what), or -1.
+inline int entry_fact(const void* entry, int device, fact what) {
+  const std::lock_guard<std::mutex> lock(entry_facts_mutex());
+  const auto it = entry_facts().find({entry, device, what});
+  return it == entry_facts().end() ? -1 : it->second;
+}
+inline void set_entry_fact(const void* entry, int device, fact what, int value) {
+  const std::lock_guard<std::mutex> lock(entry_facts_mutex());
+  entry_facts()[{entry, device, what}] = value;
 }
 
 // Makes `device` current for the scope of an op and restores the caller's
@@ -100,11 +138,9 @@ void launch(const launch_shape& shape, const Params& params, cudaStream_t stream
   auto* entry = &kernel_entry<Kernel, Params, Threads>;
   if (shape.smem_bytes > 48 * 1024) {
     // Above 48 KiB a kernel must opt in, once per device.
-    static std::atomic<unsigned long long> opted_in{0};
     int device = 0;
     check(cudaGetDevice(&device), "cudaGetDevice", shape);
-    const unsigned long long bit = device < 64 ? 1ull << device : 0;
-    if (!(opted_in.load(std::memory_order_acquire) & bit)) {
+    if (entry_fact(reinterpret_cast<const void*>(entry), device, fact::smem_opt_in) != shape.smem_bytes) {
       int limit = 0;
       check(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
             "cudaDeviceGetAttribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)", shape);
@@ -114,7 +150,7 @@ void launch(const launch_shape& shape, const Params& params, cudaStream_t stream
                     std::to_string(limit) + "; " + describe(shape));
       check(cudaFuncSetAttribute(entry, cudaFuncAttributeMaxDynamicSharedMemorySize, shape.smem_bytes),
             "cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize)", shape);
-      opted_in.fetch_or(bit, std::memory_order_acq_rel);
+      set_entry_fact(reinterpret_cast<const void*>(entry), device, fact::smem_opt_in, shape.smem_bytes);
     }
   }
   entry<<<dim3(unsigned(shape.grid_x), unsigned(shape.grid_y), unsigned(shape.grid_z)), dim3(unsigned(threads)),

@@ -1,25 +1,71 @@
-// tessel/cuda/tile_ops_sm90.hpp — the sm_90a fast path of the shared-tile mma: wgmma.
+// tessel/cuda/tile_ops_sm90.hpp — the sm_90a fast paths of the mma tile op: wgmma.
 //
 // Contract: as tile_ops_sm80.hpp, of which this inherits every other fast
-// path. C += A·B from swizzle128 shared tiles for a warp whose accumulator is
-// 16 × 256 (rt<mma_m16n8k16, c, 1, 32>): the 4 warps of a warpgroup, holding
-// rows m0 + 16w .. +16 (w = warp % 4, m0 a multiple of 64), issue together one
-// wgmma.m64n256k16 per 16-wide K slice, reading A and B straight from shared
-// memory through descriptors of the swizzle128 layout, which is wgmma's
-// 128-byte swizzle:
-//   K-major tile (lines along K):  128 B per row, 8-row atoms 1024 B apart (SBO)
-//   MN-major tile (lines along M or N): 64-element panels LBO apart, 8-line
-//                                  K groups 1024 B apart (SBO)
-// The call waits for its wgmmas before returning, so the shared tiles are free
+// path. C += A·B for a warp whose accumulator is 16 rows × N columns,
+// N = 64, 128 or 256 (rt<mma_m16n8k16, c, 1, N/8>): the 4 warps of a
+// warpgroup, holding rows m0 + 16w .. +16 (w = warp % 4, m0 a multiple of 64),
+// issue together one wgmma.m64nNk16 per 16-wide K slice. The wgmma D fragment
+// of warp w is the mma_m16n8k16 C fragment of its 16 rows (arch/wgmma.hpp), so
+// the accumulator tile is the same register tile the sm80 path fills.
+//   shared × shared: A and B straight from swizzle128 tiles through
+//     descriptors — the layout is wgmma's 128-byte swizzle:
+//       K-major tile (lines along K): 128 B per line, 8-line atoms 1024 B
+//         apart (SBO), K beyond 64 in the next panel;
+//       MN-major tile (lines along M or N): 64-element panels LBO apart,
+//         8-line K groups 1024 B apart (SBO).
+//   registers × shared: A held by each warp as its 16 rows
+//     (rt<mma_m16n8k16, a, 1, K/16>, whose fragment is wgmma's register A),
+//     B from a swizzle128 tile.
+// Each call waits for its wgmmas before returning, so the shared tiles are free
 // and the accumulator is readable, as with the generic definition. wait<N>
 // adds the proxy fence that makes cp.async / st.shared data visible to wgmma.
-// Other accumulator shapes take the sm80 path; a warpgroup whose rows are not
-// 64-aligned (a caller that does not tile by warpgroups) traps.
+// Other accumulator shapes take the sm80 path. A warpgroup whose rows are not
+// 64-aligned, or a B column (row) start off a 64 (16) boundary — a caller that
+// does not tile by warpgroups — traps: it would give wrong sums.
 #pragma once
 #include "tessel/cuda/arch/wgmma.hpp"
 #include "tessel/cuda/tile_ops_sm80.hpp"
 
 namespace tessel::cuda {
+
+namespace sm90_detail {
+
+// Whether a warp's 16 × (8·TN) accumulator is one wgmma N.
+template <int TN> constexpr bool wgmma_n = TN == 8 || TN == 16 || TN == 32;
+
+// Descriptor of K slice ks (16 wide, starting at k element 16·ks) of a
+// swizzle128 operand tile. KMajor: lines run along K (Lines = the M or N
+// extent, one 128-byte line each, first line `line0`); else lines run along
+// M/N in 64-wide panels of `K` lines (panel index `panel0` = first M/N / 64).
+template <int Lines, int K, bool KMajor, class T>
+TESSEL_DEVICE std::uint64_t operand_descriptor(std::uint32_t base, int line0, int ks) {
+  if constexpr (KMajor) {
+    constexpr std::uint32_t panel = Lines * 128;  // 64 K-elements × Lines lines
+    return arch::smem_descriptor_sw128(base + panel * (ks / 4) + 128 * line0 + 32 * (ks % 4), 16, 1024);
+  } else {
+    constexpr std::uint32_t panel = K * 64 * sizeof(T);  // 64 M/N elements × K lines
+    return arch::smem_descriptor_sw128(base + panel * (line0 / 64) + 2048 * ks, panel, 1024);
+  }
+}
+
+// The accumulator as the instruction's array, fenced so that no access to it
+// moves across the asynchronous wgmma; and back.
+template <int TN> TESSEL_DEVICE void to_wgmma(float (&d)[4 * TN], const float (&c)[TN][4]) {
+  TESSEL_UNROLL for (int j = 0; j < TN; ++j)
+    TESSEL_UNROLL for (int v = 0; v < 4; ++v) {
+      d[4 * j + v] = c[j][v];
+      arch::fence_register(d[4 * j + v]);
+    }
+}
+template <int TN> TESSEL_DEVICE void from_wgmma(float (&c)[TN][4], float (&d)[4 * TN]) {
+  TESSEL_UNROLL for (int j = 0; j < TN; ++j)
+    TESSEL_UNROLL for (int v = 0; v < 4; ++v) {
+      arch::fence_register(d[4 * j + v]);
+      c[j][v] = d[4 * j + v];
+    }
+}
+
+}  // namespace sm90_detail
 
 struct sm90_tile_ops : sm80_tile_ops {
   using sm80_tile_ops::load;
@@ -31,40 +77,58 @@ struct sm90_tile_ops : sm80_tile_ops {
     arch::fence_proxy_async();  // this thread's shared writes, for the wgmma that read them after the barrier
   }
 
-  template <class Ctx, class T, int BM, int BK, bool AK, int BK2, int BN, bool BNC>
-  TESSEL_DEVICE static void mma(Ctx& ctx, rt<mma_m16n8k16<T>, operand::c, 1, 32>& c, st<T, swizzle128<BM, BK, AK>> a,
+  // C += A·B, both from shared memory.
+  template <class Ctx, class T, int TN, int BM, int BK, bool AK, int BK2, int BN, bool BNC>
+  TESSEL_DEVICE static void mma(Ctx& ctx, rt<mma_m16n8k16<T>, operand::c, 1, TN>& c, st<T, swizzle128<BM, BK, AK>> a,
                                 st<T, swizzle128<BK2, BN, BNC>> b, int a_row0, int b_col0) {
-    static_assert(BK == BK2 && BK % 16 == 0, "mma: A's K must equal B's K, a multiple of 16");
-    const int m0 = a_row0 - 16 * (ctx.warp() % 4);  // the warpgroup's first row
-    static_assert(BM % 64 == 0 && BN % 64 == 0, "mma: wgmma tiles are 64-row and 64-column aligned");
-    // The warpgroup must tile 64-aligned rows and the 256 columns must start on a panel;
-    // anything else is a caller bug that would give wrong sums: stop loudly.
-    if (m0 % 64 != 0 || b_col0 % 64 != 0) arch::trap();
-    constexpr std::uint32_t panel_a = BK * 64 * sizeof(T), panel_b = BK * 64 * sizeof(T);  // MN-major panel bytes
-    const std::uint32_t sa = arch::shared_address(a.data), sb = arch::shared_address(b.data);
-    float d[128];
-    TESSEL_UNROLL for (int j = 0; j < 32; ++j)
-      TESSEL_UNROLL for (int v = 0; v < 4; ++v) {
-        d[4 * j + v] = c.frag[0][j][v];
-        arch::fence_register(d[4 * j + v]);
+    if constexpr (!sm90_detail::wgmma_n<TN>) {
+      sm80_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
+    } else {
+      static_assert(BK == BK2 && BK % 16 == 0, "mma: A's K must equal B's K, a multiple of 16");
+      static_assert(BM % 64 == 0 && BN % 64 == 0, "mma: wgmma tiles are 64-row and 64-column aligned");
+      const int m0 = a_row0 - 16 * (ctx.warp() % 4);  // the warpgroup's first row
+      if (m0 % 64 != 0 || b_col0 % 64 != 0) arch::trap();
+      const std::uint32_t sa = arch::shared_address(a.data), sb = arch::shared_address(b.data);
+      float d[4 * TN];
+      sm90_detail::to_wgmma<TN>(d, c.frag[0]);
+      arch::wgmma_fence();
+      TESSEL_UNROLL for (int ks = 0; ks < BK / 16; ++ks) {
+        const std::uint64_t da = sm90_detail::operand_descriptor<BM, BK, AK, T>(sa, m0, ks);
+        const std::uint64_t db = sm90_detail::operand_descriptor<BN, BK, !BNC, T>(sb, b_col0, ks);
+        arch::wgmma_ss<AK ? 0 : 1, BNC ? 1 : 0>(d, da, db, T{});
       }
-    arch::wgmma_fence();
-    TESSEL_UNROLL for (int ks = 0; ks < BK / 16; ++ks) {
-      const std::uint64_t da =
-          AK ? arch::smem_descriptor_sw128(sa + 128 * m0 + 32 * ks, 16, 1024)
-             : arch::smem_descriptor_sw128(sa + panel_a * (m0 / 64) + 2048 * ks, panel_a, 1024);
-      const std::uint64_t db =
-          BNC ? arch::smem_descriptor_sw128(sb + panel_b * (b_col0 / 64) + 2048 * ks, panel_b, 1024)
-              : arch::smem_descriptor_sw128(sb + 128 * b_col0 + 32 * ks, 16, 1024);
-      arch::wgmma_m64n256k16<AK ? 0 : 1, BNC ? 1 : 0>(d, da, db, T{});
+      arch::wgmma_commit();
+      arch::wgmma_wait<0>();
+      sm90_detail::from_wgmma<TN>(c.frag[0], d);
     }
-    arch::wgmma_commit();
-    arch::wgmma_wait<0>();
-    TESSEL_UNROLL for (int j = 0; j < 32; ++j)
-      TESSEL_UNROLL for (int v = 0; v < 4; ++v) {
-        arch::fence_register(d[4 * j + v]);
-        c.frag[0][j][v] = d[4 * j + v];
+  }
+
+  // C += A·B, A in registers (this warp's 16 rows), B rows b_row0 .. from shared memory.
+  template <class Ctx, class T, int TN, int TK, int BK, int BN, bool BNC>
+  TESSEL_DEVICE static void mma(Ctx& ctx, rt<mma_m16n8k16<T>, operand::c, 1, TN>& c,
+                                const rt<mma_m16n8k16<T>, operand::a, 1, TK>& a, st<T, swizzle128<BK, BN, BNC>> b,
+                                int b_row0, int b_col0) {
+    using atom = mma_m16n8k16<T>;
+    if constexpr (!sm90_detail::wgmma_n<TN>) {
+      sm80_tile_ops::mma(ctx, c, a, b, b_row0, b_col0);
+    } else {
+      static_assert(BN % 64 == 0, "mma: wgmma tiles are 64-column aligned");
+      if (b_row0 % 16 != 0 || b_col0 % 64 != 0) arch::trap();
+      const std::uint32_t sb = arch::shared_address(b.data);
+      float d[4 * TN];
+      sm90_detail::to_wgmma<TN>(d, c.frag[0]);
+      arch::wgmma_fence();
+      TESSEL_UNROLL for (int k = 0; k < TK; ++k) {
+        const auto& f = a.frag[0][k];
+        const std::uint32_t ra[4] = {atom::pack(f[0], f[1]), atom::pack(f[2], f[3]), atom::pack(f[4], f[5]),
+                                     atom::pack(f[6], f[7])};
+        const int ks = b_row0 / 16 + k;
+        arch::wgmma_rs<BNC ? 1 : 0>(d, ra, sm90_detail::operand_descriptor<BN, BK, !BNC, T>(sb, b_col0, ks), T{});
       }
+      arch::wgmma_commit();
+      arch::wgmma_wait<0>();
+      sm90_detail::from_wgmma<TN>(c.frag[0], d);
+    }
   }
 };
 

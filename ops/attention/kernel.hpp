@@ -89,8 +89,10 @@ template <class P, class T, int D> struct attention_kernel {
   }
 
   template <class Ctx> TESSEL_DEVICE static void run_one(Ctx& ctx, const problem& p, int b) {
+    // Query tiles last to first within a head: with a causal mask the late tiles
+    // see the most keys, and starting them first shortens the grid's tail.
     const int q_tiles = (p.q_len + BQ - 1) / BQ;
-    const int head = ctx.block_x() / q_tiles, q0 = (ctx.block_x() % q_tiles) * BQ;
+    const int head = ctx.block_x() / q_tiles, q0 = (q_tiles - 1 - ctx.block_x() % q_tiles) * BQ;
     const int kv_head = head / (p.heads / p.kv_heads);
     const T* const q = p.q + b * p.q_bs + head * p.q_hs;
     const T* const k = p.k + b * p.k_bs + kv_head * p.k_hs;
