@@ -138,7 +138,7 @@ step_bench() {
 }
 
 # ---- 5. attention vs PyTorch SDPA (flash, cuDNN), same inputs, same process ----
-# Tuning variants (TESSEL_DEVICE_VARIANTS="name:-DFLAG=1 -DOTHER=2;name2:..."):
+# Tuning variants (TESSEL_DEVICE_VARIANTS="name:-DFLAG=1 -DOTHER=2;name2@SRC:..."):
 # each is libtessel_capi.so built with those CUDA flags, timed as one more
 # contender in the same run (step "variants" builds them, before "attention").
 extra_libs=()
@@ -147,9 +147,13 @@ step_variants() {
   IFS=';' read -r -a specs <<<"${TESSEL_DEVICE_VARIANTS:-}"
   for spec in "${specs[@]}"; do
     [ -n "$spec" ] || continue
-    name=${spec%%:*} flags=${spec#*:} dir=$root/build-variant-$name t0=$(date +%s)
+    # name@SRC:flags builds the sources in folder SRC (e.g. an earlier commit
+    # unpacked by `git archive`) instead of this tree.
+    name=${spec%%:*} flags=${spec#*:} src=. t0=$(date +%s)
+    if [[ $name == *@* ]]; then src=${name#*@} name=${name%%@*}; fi
+    dir=$root/build-variant-$name
     rm -f "$dir/CMakeCache.txt"
-    if cmake -S . -B "$dir" -G Ninja -DBACKEND=cuda -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
+    if cmake -S "$src" -B "$dir" -G Ninja -DBACKEND=cuda -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
       -DCMAKE_CUDA_FLAGS="$flags" -DCMAKE_PREFIX_PATH="$deps/usr" -DTESSEL_BUILD_TESTS=OFF >>"$OUT/build.log" 2>&1 &&
       cmake --build "$dir" -j16 --target tessel_capi >>"$OUT/build.log" 2>&1; then
       extra_libs+=(--extra-lib "$name=$dir/bench/capi/libtessel_capi.so")

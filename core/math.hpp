@@ -15,8 +15,11 @@ TESSEL_HOST_DEVICE float fast_exp2(float x) { return exp2f(x); }
 TESSEL_HOST_DEVICE float fast_log2(float x) { return log2f(x); }
 TESSEL_HOST_DEVICE float neg_infinity() { return -INFINITY; }
 
+// max(a, b); with one NaN operand, the other (IEEE maxNum, fmaxf: one
+// instruction on GPUs). A softmax row holding a NaN score is NaN either way,
+// through that score's own exp2.
 struct maximum {
-  TESSEL_HOST_DEVICE float operator()(float a, float b) const { return a > b ? a : b; }
+  TESSEL_HOST_DEVICE float operator()(float a, float b) const { return fmaxf(a, b); }
 };
 struct plus {
   TESSEL_HOST_DEVICE float operator()(float a, float b) const { return a + b; }
@@ -24,9 +27,12 @@ struct plus {
 struct multiply {
   TESSEL_HOST_DEVICE float operator()(float a, float b) const { return a * b; }
 };
-// exp2(x - m): the softmax numerator against a running row maximum m.
+// exp2(x·scale − m), x·scale − m as one fused multiply-add: the softmax
+// numerator of a raw score x against a running row maximum m already scaled
+// (scale > 0, so the row maximum of raw scores is the maximum of scaled ones).
 struct exp2_of_difference {
-  TESSEL_HOST_DEVICE float operator()(float x, float m) const { return fast_exp2(x - m); }
+  float scale = 1.0f;
+  TESSEL_HOST_DEVICE float operator()(float x, float m) const { return fast_exp2(fmaf(x, scale, -m)); }
 };
 
 }  // namespace tessel

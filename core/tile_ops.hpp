@@ -105,15 +105,7 @@ struct generic_tile_ops {
   template <class Ctx, class Atom, int TM, int TN, class TA, class LA, class TB, class LB>
   TESSEL_HOST_DEVICE static void mma(Ctx& ctx, rt<Atom, operand::c, TM, TN>& c, st<TA, LA> a, st<TB, LB> b,
                                      int a_row0, int b_col0) {
-    static_assert(LA::cols == LB::rows, "mma: A's K (columns) must equal B's K (rows)");
-    static_assert(LA::cols % Atom::K == 0, "mma: K of the shared tiles must be a multiple of the atom's K");
-    TESSEL_UNROLL for (int k0 = 0; k0 < LA::cols; k0 += Atom::K) {
-      rt<Atom, operand::a, TM, 1> fa;
-      rt<Atom, operand::b, 1, TN> fb;
-      load(ctx, fa, a, a_row0, k0);
-      load(ctx, fb, b, k0, b_col0);
-      mma(c, fa, fb);
-    }
+    mma_k_loop<generic_tile_ops, false>(ctx, c, a, b, a_row0, b_col0);
   }
 
   // C += A · B with A in registers and B in shared memory: B is the
@@ -121,11 +113,46 @@ struct generic_tile_ops {
   template <class Ctx, class Atom, int TM, int TN, int TK, class TB, class LB>
   TESSEL_HOST_DEVICE static void mma(Ctx& ctx, rt<Atom, operand::c, TM, TN>& c, const rt<Atom, operand::a, TM, TK>& a,
                                      st<TB, LB> b, int b_row0, int b_col0) {
+    mma_k_loop<generic_tile_ops, false>(ctx, c, a, b, b_row0, b_col0);
+  }
+
+  // The K loops of the two shared-operand mma forms above, written once, with
+  // the fragment loads of policy `Loads` (Loads::load: a policy whose fast
+  // fragment loads should feed the same loop calls these with itself).
+  // DoubleBuffer: the fragments of K slice k + 1 are loaded before the atoms of
+  // slice k issue (two register sets; hides shared-memory latency on GPUs).
+  template <class Loads, bool DoubleBuffer, class Ctx, class Atom, int TM, int TN, class TA, class LA, class TB, class LB>
+  TESSEL_HOST_DEVICE static void mma_k_loop(Ctx& ctx, rt<Atom, operand::c, TM, TN>& c, st<TA, LA> a, st<TB, LB> b,
+                                            int a_row0, int b_col0) {
+    static_assert(LA::cols == LB::rows, "mma: A's K (columns) must equal B's K (rows)");
+    static_assert(LA::cols % Atom::K == 0, "mma: K of the shared tiles must be a multiple of the atom's K");
+    constexpr int slices = LA::cols / Atom::K, sets = DoubleBuffer ? 2 : 1;
+    rt<Atom, operand::a, TM, 1> fa[sets];
+    rt<Atom, operand::b, 1, TN> fb[sets];
+    if constexpr (DoubleBuffer) {
+      Loads::load(ctx, fa[0], a, a_row0, 0);
+      Loads::load(ctx, fb[0], b, 0, b_col0);
+    }
+    TESSEL_UNROLL for (int ks = 0; ks < slices; ++ks) {
+      const int next = DoubleBuffer ? ks + 1 : ks;  // the slice loaded in this step
+      if (next < slices) {
+        Loads::load(ctx, fa[next % sets], a, a_row0, next * Atom::K);
+        Loads::load(ctx, fb[next % sets], b, next * Atom::K, b_col0);
+      }
+      mma(c, fa[ks % sets], fb[ks % sets]);
+    }
+  }
+  template <class Loads, bool DoubleBuffer, class Ctx, class Atom, int TM, int TN, int TK, class TB, class LB>
+  TESSEL_HOST_DEVICE static void mma_k_loop(Ctx& ctx, rt<Atom, operand::c, TM, TN>& c,
+                                            const rt<Atom, operand::a, TM, TK>& a, st<TB, LB> b, int b_row0, int b_col0) {
+    constexpr int sets = DoubleBuffer ? 2 : 1;
+    rt<Atom, operand::b, 1, TN> fb[sets];
+    if constexpr (DoubleBuffer) Loads::load(ctx, fb[0], b, b_row0, b_col0);
     TESSEL_UNROLL for (int k = 0; k < TK; ++k) {
-      rt<Atom, operand::b, 1, TN> fb;
-      load(ctx, fb, b, b_row0 + k * Atom::K, b_col0);
+      const int next = DoubleBuffer ? k + 1 : k;
+      if (next < TK) Loads::load(ctx, fb[next % sets], b, b_row0 + next * Atom::K, b_col0);
       TESSEL_UNROLL for (int i = 0; i < TM; ++i)
-        TESSEL_UNROLL for (int j = 0; j < TN; ++j) Atom::mma(c.frag[i][j], a.frag[i][k], fb.frag[0][j]);
+        TESSEL_UNROLL for (int j = 0; j < TN; ++j) Atom::mma(c.frag[i][j], a.frag[i][k], fb[k % sets].frag[0][j]);
     }
   }
 

@@ -259,15 +259,17 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
   // panels' vectors are independent chains.
   template <class Ctx, int TM, int TN>
   static void row_reduce(Ctx&, col_vector<ctile<TM, TN>>& out, const ctile<TM, TN>& t, maximum) {
-    fold_rows<TM, TN>(out, t, [](vec a, vec b) { return xsimd::select(a > b, a, b); });
+    // fmaxf per lane: b where a is NaN, else a where b is NaN, else the larger.
+    fold_rows<TM, TN>(out, t, [](vec a, vec b) { return xsimd::select(a > b || xsimd::isnan(b), a, b); });
   }
   template <class Ctx, int TM, int TN>
   static void row_reduce(Ctx&, col_vector<ctile<TM, TN>>& out, const ctile<TM, TN>& t, plus) {
     fold_rows<TM, TN>(out, t, [](vec a, vec b) { return a + b; });
   }
   template <int TM, int TN>
-  static void broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, exp2_of_difference) {
-    each_row<TM, TN>(t, v, [](vec x, vec m) { return exp2_batch<Arch>(x - m); });
+  static void broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, exp2_of_difference f) {
+    const vec scale(f.scale);
+    each_row<TM, TN>(t, v, [=](vec x, vec m) { return exp2_batch<Arch>(xsimd::fma(x, scale, -m)); });
   }
   template <int TM, int TN>
   static void broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, multiply) {

@@ -11,12 +11,12 @@
 //   commit / wait<N>: cp.async groups.
 //   load  shared -> register: ldmatrix.x4 (.trans where the tile's contiguous
 //         dimension is not the one the fragment pairs run along).
-//   mma   shared × shared: fragments of the next 16-wide K slice are loaded
-//         while the current one feeds mma.sync (double-buffered registers).
+//   mma   shared × shared: generic_tile_ops::mma_k_loop on the ldmatrix loads,
+//         double-buffered (the next K slice loads while this one feeds mma.sync).
 //   store register -> global: two adjacent columns per access when C is
 //         row-major and 16-byte aligned (gmatrix::vec16), else element-wise;
 //         rounding by cvt (arch/convert.hpp, bit-exact with convert<T>).
-//   mma   registers × shared (A held, B by ldmatrix, double-buffered);
+//   mma   registers × shared: the same, A held in registers;
 //   relayout C -> A in registers by cvt pairs; broadcast_rows with
 //         exp2_of_difference on ex2.approx.ftz (see its note).
 // One exception to "exactly": a signalling-NaN input is copied by cp.async
@@ -208,42 +208,20 @@ struct sm80_tile_ops : generic_tile_ops {
       }
   }
 
-  // ---- C += A·B from shared tiles ------------------------------------------------------
-  // The generic definition, with the fragments of slice k0 + 16 loaded before
-  // the atoms of slice k0 are issued.
+  // ---- C += A·B from shared tiles (ldmatrix fragments) -----------------------------------
+  // The generic K loops, fed by the ldmatrix loads above, double-buffered: the
+  // fragments of slice k + 1 are loaded while slice k feeds mma.sync.
   template <class Ctx, class T, int TM, int TN, int BM, int BK, bool AK, int BK2, int BN, bool BNC>
   TESSEL_DEVICE static void mma(Ctx& ctx, rt<mma_m16n8k16<T>, operand::c, TM, TN>& c, st<T, swizzle128<BM, BK, AK>> a,
                                 st<T, swizzle128<BK2, BN, BNC>> b, int a_row0, int b_col0) {
-    static_assert(BK == BK2, "mma: A's K (columns) must equal B's K (rows)");
-    static_assert(BK % 16 == 0, "mma: K of the shared tiles must be a multiple of the atom's K");
-    using atom = mma_m16n8k16<T>;
-    rt<atom, operand::a, TM, 1> fa[2];
-    rt<atom, operand::b, 1, TN> fb[2];
-    load(ctx, fa[0], a, a_row0, 0);
-    load(ctx, fb[0], b, 0, b_col0);
-    TESSEL_UNROLL for (int ks = 0; ks < BK / 16; ++ks) {
-      if (ks + 1 < BK / 16) {
-        load(ctx, fa[(ks + 1) % 2], a, a_row0, 16 * (ks + 1));
-        load(ctx, fb[(ks + 1) % 2], b, 16 * (ks + 1), b_col0);
-      }
-      generic_tile_ops::mma(c, fa[ks % 2], fb[ks % 2]);
-    }
+    mma_k_loop<sm80_tile_ops, true>(ctx, c, a, b, a_row0, b_col0);
   }
-
-  // C += A·B with A in registers, B from a shared tile: B fragments of slice
-  // k + 1 are loaded (ldmatrix) while slice k feeds mma.sync.
+  // A in registers, B from a shared tile.
   template <class Ctx, class T, int TM, int TN, int TK, int BK, int BN, bool BNC>
   TESSEL_DEVICE static void mma(Ctx& ctx, rt<mma_m16n8k16<T>, operand::c, TM, TN>& c,
                                 const rt<mma_m16n8k16<T>, operand::a, TM, TK>& a, st<T, swizzle128<BK, BN, BNC>> b,
                                 int b_row0, int b_col0) {
-    using atom = mma_m16n8k16<T>;
-    rt<atom, operand::b, 1, TN> fb[2];
-    load(ctx, fb[0], b, b_row0, b_col0);
-    TESSEL_UNROLL for (int k = 0; k < TK; ++k) {
-      if (k + 1 < TK) load(ctx, fb[(k + 1) % 2], b, b_row0 + 16 * (k + 1), b_col0);
-      TESSEL_UNROLL for (int i = 0; i < TM; ++i)
-        TESSEL_UNROLL for (int j = 0; j < TN; ++j) atom::mma(c.frag[i][j], a.frag[i][k], fb[k % 2].frag[0][j]);
-    }
+    mma_k_loop<sm80_tile_ops, true>(ctx, c, a, b, b_row0, b_col0);
   }
 
   // C tile -> A tile in registers (generic_tile_ops::relayout), two values per
@@ -266,16 +244,16 @@ struct sm80_tile_ops : generic_tile_ops {
         }
   }
 
-  // t(r, c) = exp2(t(r, c) − vec[r]) on ex2.approx.ftz (what FlashAttention
+  // t(r, c) = exp2(t(r, c)·scale − vec[r]) on ex2.approx.ftz (what FlashAttention
   // uses). The second exception to "exactly": it differs from exp2f by at most
   // 2 ulp (exp2f's own documented bound) and flushes results below 2^-126 to 0.
   template <class T, int TM, int TN>
   TESSEL_DEVICE static void broadcast_rows(rt<mma_m16n8k16<T>, operand::c, TM, TN>& t,
                                            const col_vector<rt<mma_m16n8k16<T>, operand::c, TM, TN>>& vec,
-                                           exp2_of_difference) {
+                                           exp2_of_difference f) {
     TESSEL_UNROLL for (int i = 0; i < TM; ++i)
       TESSEL_UNROLL for (int j = 0; j < TN; ++j)
-        TESSEL_UNROLL for (int v = 0; v < 4; ++v) t.frag[i][j][v] = arch::ex2_approx(t.frag[i][j][v] - vec.value[i][v]);
+        TESSEL_UNROLL for (int v = 0; v < 4; ++v) t.frag[i][j][v] = arch::ex2_approx(fmaf(t.frag[i][j][v], f.scale, -vec.value[i][v]));
   }
   template <class Tile, class F> TESSEL_HOST_DEVICE static void broadcast_rows(Tile& t, const col_vector<Tile>& vec, F f) {
     generic_tile_ops::broadcast_rows(t, vec, f);

@@ -155,20 +155,11 @@ struct cdna_tile_ops : generic_tile_ops {
   }
 
   // ---- C += A · B from shared tiles, through the fragment loads above -------
-  // (generic_tile_ops::mma would call the generic loads.)
+  // (the generic K loop, single-buffered, fed by this policy's loads).
   template <class Ctx, class T, int TM, int TN, class LA, class LB>
   TESSEL_HOST_DEVICE static void mma(Ctx& ctx, rt<mfma_32x32x8<T>, operand::c, TM, TN>& c, st<T, LA> a, st<T, LB> b,
                                      int a_row0, int b_col0) {
-    using Atom = mfma_32x32x8<T>;
-    static_assert(LA::cols == LB::rows, "mma: A's K (columns) must equal B's K (rows)");
-    static_assert(LA::cols % Atom::K == 0, "mma: K of the shared tiles must be a multiple of the atom's K");
-    TESSEL_UNROLL for (int k0 = 0; k0 < LA::cols; k0 += Atom::K) {
-      rt<Atom, operand::a, TM, 1> fa;
-      rt<Atom, operand::b, 1, TN> fb;
-      load(ctx, fa, a, a_row0, k0);
-      load(ctx, fb, b, k0, b_col0);
-      mma(c, fa, fb);
-    }
+    mma_k_loop<cdna_tile_ops, false>(ctx, c, a, b, a_row0, b_col0);
   }
 
   // ---- register -> LDS: an MFMA C tile into a padded row-major tile ----------

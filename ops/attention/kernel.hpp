@@ -3,12 +3,13 @@
 // One block owns BQ query rows of one (batch, head); its warps split those rows
 // (WQ = BQ / warps each), so every softmax row lives in one warp. K and V flow
 // past in BKV-row tiles through a ring of `stages` shared tiles. Per tile:
-//   S = Q·Kᵀ (scaled into the log2 domain, masked: keys past kv_len, and the
-//       causal triangle aligned bottom-right)
-//   m' = max(m, rowmax S);  P = exp2(S − m');  l = l·exp2(m − m') + rowsum P
-//   O = O·exp2(m − m') + P·V        (P as an A operand: in registers, or via shared memory)
-// and at the end O /= l, LSE = ln2·(m + log2 l). A row that saw no key keeps
-// m = −inf, l = 0 and is written as zeros with LSE = −inf.
+//   S = Q·Kᵀ (raw; masked: keys past kv_len, and the causal triangle aligned
+//       bottom-right, to −inf), c = scale·log2(e)
+//   m' = max(m, rowmax S);  P = exp2(c·S − c·m');  l = l·exp2(c·m − c·m') + rowsum P
+//   O = O·exp2(c·m − c·m') + P·V    (P as an A operand: in registers, or via shared memory)
+// and at the end O /= l, LSE = ln2·(c·m + log2 l). A row that saw no key keeps
+// m = −inf, l = 0 and is written as zeros with LSE = −inf. The scale rides in
+// the exp2's fused multiply-add (exp2_of_difference), not in a pass over S.
 //
 //   P::attention_config<T, D>: atom, smem_type, BQ, BKV, warps, stages,
 //     layout_q (BQ×D, A operand), layout_kt (D×BKV, B operand read from K rows),
@@ -150,21 +151,19 @@ template <class P, class T, int D> struct attention_kernel {
       P::zero(sc);
       P::mma(ctx, sc, sq, stage_kt(t % S), row0, 0);
       const int kv0 = t * BKV, qrow0 = q0 + row0;
-      const float scale = p.scale_log2;
       const int kv_len = p.kv_len;
       const bool causal = p.causal;
-      // Masking only where this warp's rows meet a hidden key in this tile.
+      // S stays raw (the scale rides in the exp2's FMA); masking only where
+      // this warp's rows meet a hidden key in this tile.
       const bool all_visible = kv0 + BKV <= kv_len && (!causal || kv0 + BKV - 1 <= qrow0 + shift);
-      if (all_visible) {
-        P::map(ctx, sc, [=](float x, int, int) { return x * scale; });
-      } else {
+      if (!all_visible) {
         P::map(ctx, sc, [=](float x, int r, int c) {
           const int key = kv0 + c;
           const bool hidden = key >= kv_len || (causal && key > qrow0 + r + shift);
-          return hidden ? neg_infinity() : x * scale;
+          return hidden ? neg_infinity() : x;
         });
       }
-      online_softmax_step(ctx, sc, o, m, l);
+      online_softmax_step(ctx, sc, p.scale_log2, o, m, l);
       if constexpr (p_regs) {
         rt_a<atom, WQ, BKV> pa;
         P::relayout(ctx, pa, sc);
@@ -190,23 +189,27 @@ template <class P, class T, int D> struct attention_kernel {
       TESSEL_UNROLL for (int v = 0; v < cols; ++v) vec.value[i][v] = x;
   }
 
-  // m' = max(m, rowmax s); s = exp2(s − m'); l = l·exp2(m − m') + rowsum s; o ·= exp2(m − m').
+  // On raw scores s and their running row maximum m (raw units), with
+  // c = scale·log2(e) > 0 (so the maximum of raw scores is that of scaled ones):
+  //   m' = max(m, rowmax s); s = exp2(c·s − c·m'); r = exp2(c·m − c·m');
+  //   l = l·r + rowsum s; o ·= r.
   // A row still without a visible key keeps m' = −inf: it is shifted by 0, so its
   // exp2(−inf) = 0 entries never make NaN.
-  template <class Ctx> TESSEL_DEVICE static void online_softmax_step(Ctx& ctx, s_tile& s, o_tile& o,
-                                                                      col_vector<o_tile>& m, col_vector<o_tile>& l) {
+  template <class Ctx>
+  TESSEL_DEVICE static void online_softmax_step(Ctx& ctx, s_tile& s, float c, o_tile& o, col_vector<o_tile>& m,
+                                                col_vector<o_tile>& l) {
     col_vector<s_tile> mx, sum;
     P::row_reduce(ctx, mx, s, maximum{});
     col_vector<o_tile> rescale;
     TESSEL_UNROLL for (int i = 0; i < s_tile::tiles_r; ++i)
       TESSEL_UNROLL for (int v = 0; v < s_tile::values && v < o_tile::values; ++v) {
         const float m_new = maximum{}(m.value[i][v], mx.value[i][v]);
-        const float base = m_new == neg_infinity() ? 0.0f : m_new;
-        rescale.value[i][v] = fast_exp2(m.value[i][v] - base);
+        const float base = m_new == neg_infinity() ? 0.0f : m_new * c;
+        rescale.value[i][v] = fast_exp2(m.value[i][v] * c - base);
         m.value[i][v] = m_new;
         mx.value[i][v] = base;
       }
-    P::broadcast_rows(s, mx, exp2_of_difference{});
+    P::broadcast_rows(s, mx, exp2_of_difference{c});
     P::row_reduce(ctx, sum, s, plus{});
     TESSEL_UNROLL for (int i = 0; i < s_tile::tiles_r; ++i)
       TESSEL_UNROLL for (int v = 0; v < s_tile::values && v < o_tile::values; ++v)
@@ -233,7 +236,7 @@ template <class P, class T, int D> struct attention_kernel {
         const int row = qrow0 + x.row;
         if (row >= p.q_len) continue;
         const float lv = l.value[i][v];
-        lse[row * p.l_ss] = lv > 0.0f ? ln2 * (m.value[i][v] + fast_log2(lv)) : neg_infinity();
+        lse[row * p.l_ss] = lv > 0.0f ? ln2 * (m.value[i][v] * p.scale_log2 + fast_log2(lv)) : neg_infinity();
       }
   }
 };

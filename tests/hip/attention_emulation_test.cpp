@@ -6,7 +6,7 @@
 // Q and P row-major, Kᵀ and V column-major, padded) for two KV tiles:
 //   S = Q·Kᵀ     fragments through the CDNA fast loads (checked bit-equal to the
 //                generic ones), v_mfma_f32_32x32x8 executed by mfma_emulator.hpp
-//   map          the op's scale / kv_len / causal lambda shape
+//   map          the op's kv_len / causal mask lambda shape
 //   online_softmax_step   ops/attention/kernel.hpp's own: row_reduce max and
 //                sum across the lanes, broadcast_rows exp2_of_difference and
 //                multiply
@@ -173,9 +173,9 @@ template <class T, int D> void attention_wave(const case_shape& cs, std::uint64_
       host_cdna_policy::map(ctx, s[ln], [=](float x, int r, int c) {
         const int key = kv0 + c;
         const bool hidden = key >= kv_len || (causal && key > qrow0 + r + shift);
-        return hidden ? neg_infinity() : x * scale;
+        return hidden ? neg_infinity() : x;  // the op's mask: S stays raw
       });
-      kernel::online_softmax_step(ctx, s[ln], o[ln], m[ln], l[ln]);
+      kernel::online_softmax_step(ctx, s[ln], scale, o[ln], m[ln], l[ln]);
     });
 
     for (int ln = 0; ln < 64; ++ln) {
@@ -206,6 +206,7 @@ template <class T, int D> void attention_wave(const case_shape& cs, std::uint64_
   p.l_bs = p.l_hs = 0;
   p.l_ss = 1;
   p.q_len = cs.q_len;
+  p.scale_log2 = scale_log2;  // finish() scales the raw row maximum into the LSE
   const gmatrix<T> gout{out.data(), cs.q_len, D, D, 1, false};
   for (int ln = 0; ln < 64; ++ln) {
     host_ctx ctx;
