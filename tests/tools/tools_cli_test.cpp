@@ -15,67 +15,13 @@
 
 #include "device_buffer.hpp"
 #include "npy.hpp"
+#include "tool_test.hpp"
 #include "tessel/core/element.hpp"
 
 namespace tessel::tools {
 namespace {
 
-namespace fs = std::filesystem;
-
-struct result {
-  int status = -1;
-  std::string output;  // stdout and stderr together
-};
-
-class ToolsCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("tessel_tools_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  result run(const std::string& exe, const std::string& args) const {
-    const std::string out = path("output.txt");
-    const std::string cmd = "'" + exe + "' " + args + " > '" + out + "' 2>&1";
-    const int raw = std::system(cmd.c_str());
-    result r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + (WIFSIGNALED(raw) ? WTERMSIG(raw) : 0);
-    std::ifstream f(out);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    r.output = ss.str();
-    return r;
-  }
-  result check(const std::string& args) const { return run(TESSEL_CHECK_EXE, args); }
-  result bench(const std::string& args) const { return run(TESSEL_BENCH_EXE, args); }
-
-  void write_bytes(const std::string& name, const std::string& bytes) const {
-    std::ofstream(path(name), std::ios::binary) << bytes;
-  }
-  std::vector<float> random_values(std::size_t n, std::mt19937& rng) const {
-    std::uniform_real_distribution<float> u(-1, 1);
-    std::vector<float> v(n);
-    for (auto& x : v) x = u(rng);
-    return v;
-  }
-
-  fs::path dir_;
-};
-
-#define SKIP_WITHOUT_DEVICE()                                                                              \
-  if (!support::device_available()) GTEST_SKIP() << "this build's device is not available: "             \
-                                                 << support::device_description()
-
-int count_lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
-}
+class ToolsCli : public tool_test {};
 
 TEST_F(ToolsCli, CheckRefusesBadFilesWithOneLine) {
   std::mt19937 rng(3);
