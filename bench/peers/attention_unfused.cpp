@@ -30,6 +30,7 @@
 #include <string>
 
 #include "attention_peer.hpp"
+#include "widen.hpp"
 
 namespace tessel::bench {
 namespace {
@@ -174,13 +175,6 @@ class unfused_peer final : public attention_peer {
   struct widened {
     std::vector<float> q, k, v;
   };
-  static std::vector<float> widen(const void* p, std::size_t n, dtype t) {
-    std::vector<float> out(n);
-    const auto* u = static_cast<const std::uint16_t*>(p);
-    for (std::size_t i = 0; i < n; ++i)
-      out[i] = t == dtype::f16 ? to_float(fp16::from_bits(u[i])) : to_float(bf16::from_bits(u[i]));
-    return out;
-  }
 
   attention_problem p_;
   std::unique_ptr<tbb::task_arena> arena_;

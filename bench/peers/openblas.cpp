@@ -13,6 +13,7 @@
 #include <string>
 
 #include "peer.hpp"
+#include "widen.hpp"
 
 namespace tessel::bench {
 namespace {
@@ -56,13 +57,6 @@ class openblas_peer final : public gemm_peer {
   struct widened {
     std::vector<float> a, b;
   };
-  static std::vector<float> widen(const void* p, std::size_t n, dtype t) {
-    std::vector<float> out(n);
-    const auto* u = static_cast<const std::uint16_t*>(p);
-    for (std::size_t i = 0; i < n; ++i)
-      out[i] = t == dtype::f16 ? to_float(fp16::from_bits(u[i])) : to_float(bf16::from_bits(u[i]));
-    return out;
-  }
 
   gemm_problem p_;
   std::vector<gemm_operands> sets_;
