@@ -38,13 +38,16 @@ template <> struct sm80_gemm_config<float> {
   using layout_b = std::conditional_t<NContiguous, row_major<BK, BN>, col_major<BK, BN, 1>>;
 };
 
-template <class T> struct sm80_tensor_core_config {
+// A 16-bit tensor-core GEMM configuration: the mma_m16n8k16 atom (the sm90
+// policy's wgmma keeps its accumulator layout), swizzle128 shared tiles.
+template <class T, int BM_, int BN_, int BK_, int WarpsM, int WarpsN, int Stages> struct tensor_core_config {
   using atom = mma_m16n8k16<T>;
   using smem_type = T;
-  static constexpr int BM = 128, BN = 256, BK = 64, warps_m = 2, warps_n = 4, stages = 3;
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, warps_m = WarpsM, warps_n = WarpsN, stages = Stages;
   template <bool KContiguous> using layout_a = swizzle128<BM, BK, KContiguous>;
   template <bool NContiguous> using layout_b = swizzle128<BK, BN, NContiguous>;
 };
+template <class T> using sm80_tensor_core_config = tensor_core_config<T, 128, 256, 64, 2, 4, 3>;
 template <> struct sm80_gemm_config<bf16> : sm80_tensor_core_config<bf16> {};
 template <> struct sm80_gemm_config<fp16> : sm80_tensor_core_config<fp16> {};
 

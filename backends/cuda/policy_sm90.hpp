@@ -15,13 +15,7 @@ namespace tessel::cuda {
 
 template <class TIn> struct sm90_gemm_config : sm80_gemm_config<TIn> {};
 
-template <class T> struct sm90_tensor_core_config {
-  using atom = mma_m16n8k16<T>;
-  using smem_type = T;
-  static constexpr int BM = 128, BN = 256, BK = 64, warps_m = 8, warps_n = 1, stages = 4;
-  template <bool KContiguous> using layout_a = swizzle128<BM, BK, KContiguous>;
-  template <bool NContiguous> using layout_b = swizzle128<BK, BN, NContiguous>;
-};
+template <class T> using sm90_tensor_core_config = tensor_core_config<T, 128, 256, 64, 8, 1, 4>;
 template <> struct sm90_gemm_config<bf16> : sm90_tensor_core_config<bf16> {};
 template <> struct sm90_gemm_config<fp16> : sm90_tensor_core_config<fp16> {};
 

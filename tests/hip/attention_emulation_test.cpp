@@ -27,6 +27,7 @@
 #include <random>
 #include <vector>
 
+#include "emulation_seed.hpp"
 #include "host_lanes.hpp"
 #include "mfma_emulator.hpp"
 #include "tessel/hip/tile_ops_cdna.hpp"
@@ -45,16 +46,6 @@ struct host_cdna_policy : cdna_tile_ops {
   static constexpr int lanes = 64;
   template <class T, int D> using attention_config = cdna_attention_config<T, D>;
 };
-
-std::uint64_t attention_seed() {
-  static const std::uint64_t s = [] {
-    const char* env = std::getenv("TESSEL_SEED");
-    const std::uint64_t v = env ? std::strtoull(env, nullptr, 0) : std::random_device{}();
-    std::cout << "[ seed     ] TESSEL_SEED=" << v << "\n";
-    return v;
-  }();
-  return s;
-}
 
 template <class T> T poison_of() { return T::from_bits(0x7fff); }
 
@@ -260,23 +251,23 @@ TYPED_TEST_SUITE(AttentionEmulation, AttentionInputTypes);
 
 // Both tiles in full view: the second tile rescales the first's O and l.
 TYPED_TEST(AttentionEmulation, TwoTilesNoMask) {
-  attention_wave<TypeParam, 64>({"no mask", 64, 64, false}, attention_seed() + 10);
+  attention_wave<TypeParam, 64>({"no mask", 64, 64, false}, emulation_seed() + 10);
 }
 // kv_len = 50 masks the second tile's last 14 keys; q_len = 60 leaves rows 60..63 unwritten.
 TYPED_TEST(AttentionEmulation, TwoTilesKvLenMaskAndShortQ) {
-  attention_wave<TypeParam, 64>({"kv_len mask", 60, 50, false}, attention_seed() + 11);
+  attention_wave<TypeParam, 64>({"kv_len mask", 60, 50, false}, emulation_seed() + 11);
 }
 // Causal, diagonal through the second tile (shift 0).
 TYPED_TEST(AttentionEmulation, TwoTilesCausalDiagonal) {
-  attention_wave<TypeParam, 64>({"causal", 64, 64, true}, attention_seed() + 12);
+  attention_wave<TypeParam, 64>({"causal", 64, 64, true}, emulation_seed() + 12);
 }
 // Causal with kv_len < q_len: rows 32..39 see no key at all (m stays -inf).
 TYPED_TEST(AttentionEmulation, CausalRowsWithoutKeys) {
-  attention_wave<TypeParam, 64>({"causal, empty rows", 64, 24, true}, attention_seed() + 13);
+  attention_wave<TypeParam, 64>({"causal, empty rows", 64, 24, true}, emulation_seed() + 13);
 }
 // head_dim 128: O is 4 atoms wide.
 TYPED_TEST(AttentionEmulation, HeadDim128Causal) {
-  attention_wave<TypeParam, 128>({"causal d128", 64, 64, true}, attention_seed() + 14);
+  attention_wave<TypeParam, 128>({"causal d128", 64, 64, true}, emulation_seed() + 14);
 }
 
 }  // namespace

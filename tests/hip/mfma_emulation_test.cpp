@@ -20,6 +20,7 @@
 #include <random>
 #include <vector>
 
+#include "emulation_seed.hpp"
 #include "host_lanes.hpp"
 #include "mfma_emulator.hpp"
 #include "tessel/hip/tile_ops_cdna.hpp"
@@ -31,16 +32,6 @@ namespace {
 using hip::cdna_gemm_config;
 using hip::cdna_tile_ops;
 using hip::mfma_32x32x8;
-
-std::uint64_t seed() {
-  static const std::uint64_t s = [] {
-    const char* env = std::getenv("TESSEL_SEED");
-    const std::uint64_t v = env ? std::strtoull(env, nullptr, 0) : std::random_device{}();
-    std::cout << "[ seed     ] TESSEL_SEED=" << v << "\n";
-    return v;
-  }();
-  return s;
-}
 
 template <class T> std::uint16_t bits_of(T x) { return x.bits; }
 
@@ -102,7 +93,7 @@ TYPED_TEST(MfmaEmulation, AtomMapsAreTheIsaLayout) {
 TYPED_TEST(MfmaEmulation, OneAtomThroughGenericLoadAndStore) {
   using T = TypeParam;
   using Atom = mfma_32x32x8<T>;
-  std::mt19937_64 rng(seed());
+  std::mt19937_64 rng(emulation_seed());
   host_st<T, row_major<32, 8>> sa;
   host_st<T, col_major<8, 32>> sb;  // the other majorness, to vary the path
   host_st<float, row_major<32, 32>> sc;
@@ -234,11 +225,11 @@ template <class T, class LA, class LB> void warp_tile_64x64(std::uint64_t s) {
 // The GEMM configuration's own layouts (BK = 16: 2 steps).
 TYPED_TEST(MfmaEmulation, WarpTileFromGemmConfigLayouts) {
   using cfg = cdna_gemm_config<TypeParam>;
-  warp_tile_64x64<TypeParam, typename cfg::template layout_a<true>, typename cfg::template layout_b<true>>(seed() + 1);
+  warp_tile_64x64<TypeParam, typename cfg::template layout_a<true>, typename cfg::template layout_b<true>>(emulation_seed() + 1);
 }
 // K = 32 in 4 steps, the same padded layouts one BK larger.
 TYPED_TEST(MfmaEmulation, WarpTileK32InFourSteps) {
-  warp_tile_64x64<TypeParam, row_major<128, 32, 8>, col_major<32, 128, 8>>(seed() + 4);
+  warp_tile_64x64<TypeParam, row_major<128, 32, 8>, col_major<32, 128, 8>>(emulation_seed() + 4);
 }
 
 // Row and column reductions of a 64×64 accumulator tile across the 64 lanes
@@ -247,7 +238,7 @@ TYPED_TEST(MfmaEmulation, WarpTileK32InFourSteps) {
 TYPED_TEST(MfmaEmulation, RowAndColumnReductionsOverLanes) {
   using Atom = mfma_32x32x8<TypeParam>;
   using tile = rt_c<Atom, 64, 64>;
-  std::mt19937_64 rng(seed() + 2);
+  std::mt19937_64 rng(emulation_seed() + 2);
   std::vector<double> m(64 * 64);
   std::vector<tile> regs(64);
   for (int r = 0; r < 64; ++r)
@@ -320,7 +311,7 @@ void expect_same_copy(const char* what, int rows, int cols, bool row_major_src, 
 
 template <class T> void global_to_lds_cases() {
   using cfg = cdna_gemm_config<T>;
-  std::mt19937_64 rng(seed() + 3);
+  std::mt19937_64 rng(emulation_seed() + 3);
   constexpr int V = 16 / int(sizeof(T));
   for (bool rm : {true, false}) {
     // A tiles (BM × BK) and B tiles (BK × BN), both global majornesses.
