@@ -59,12 +59,7 @@ const char details[] =
 
 std::vector<dtype> parse_dtypes(const std::string& list) {
   std::vector<dtype> out;
-  for (const auto& w : split(list, ',', "--dtype")) {
-    if (w == "fp32") out.push_back(dtype::f32);
-    else if (w == "fp16") out.push_back(dtype::f16);
-    else if (w == "bf16") out.push_back(dtype::bf16);
-    else throw usage_error("'--dtype' expects fp32, fp16 or bf16, got '" + w + "'");
-  }
+  for (const auto& w : split(list, ',', "--dtype")) out.push_back(parse_dtype(w));
   return out;
 }
 

@@ -30,18 +30,9 @@ const std::vector<option_spec> check_attention_options = {
 
 namespace {
 
-
-dtype parse_dtype(const std::string& s) {
-  if (s == "fp32") return dtype::f32;
-  if (s == "fp16") return dtype::f16;
-  if (s == "bf16") return dtype::bf16;
-  throw usage_error("'--dtype' expects fp32, fp16 or bf16, got '" + s + "'");
-}
-
 operand from_file(const std::string& path, dtype t, const char* role) {
   return read_operand(path, t, role, {4}, "4-D [batch, seq, heads, head_dim]");
 }
-
 
 tensor_view bshd(const void* p, dtype t, const shape_t& s, const device& dev) {
   return tensor_view::contiguous(const_cast<void*>(p), t, {s[0], s[1], s[2], s[3]}, dev);

@@ -23,14 +23,6 @@ const std::vector<option_spec> check_gemm_options = {
 
 namespace {
 
-
-dtype parse_dtype(const std::string& s) {
-  if (s == "fp32") return dtype::f32;
-  if (s == "fp16") return dtype::f16;
-  if (s == "bf16") return dtype::bf16;
-  throw usage_error("'--dtype' expects fp32, fp16 or bf16, got '" + s + "'");
-}
-
 // An operand: its values (already rounded to its type), shape, and where it came from.
 tensor_view view_of(void* p, dtype t, const shape_t& shape, const device& dev) {
   tensor_view v;
@@ -50,7 +42,6 @@ tensor_view view_of(void* p, dtype t, const shape_t& shape, const device& dev) {
 operand from_file(const std::string& path, dtype t, const char* role) {
   return read_operand(path, t, role, {2, 3}, "2-D [rows, cols] or 3-D [batch, rows, cols]");
 }
-
 
 std::string describe(const operand& o, dtype t) {
   return o.origin + " " + shape_string(o.shape) + " as " + dtype_name(t);

@@ -67,6 +67,13 @@ parsed_args parse_args(const std::vector<std::string>& words, const std::vector<
   return out;
 }
 
+dtype parse_dtype(const std::string& word) {
+  if (word == "fp32") return dtype::f32;
+  if (word == "fp16") return dtype::f16;
+  if (word == "bf16") return dtype::bf16;
+  throw usage_error("'--dtype' expects fp32, fp16 or bf16, got '" + word + "'");
+}
+
 double parse_number(const std::string& word, const std::string& what) {
   errno = 0;
   char* end = nullptr;

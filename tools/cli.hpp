@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "tessel/tensor.hpp"
+
 namespace tessel::tools {
 
 class usage_error : public std::runtime_error {
@@ -48,6 +50,8 @@ parsed_args parse_args(const std::vector<std::string>& words, const std::vector<
 // Strict conversions: the whole word must be the number; throw usage_error naming `what`.
 double parse_number(const std::string& word, const std::string& what);
 std::int64_t parse_integer(const std::string& word, const std::string& what, std::int64_t lo, std::int64_t hi);
+// "fp32" | "fp16" | "bf16" -> the element type; anything else throws usage_error naming --dtype.
+dtype parse_dtype(const std::string& word);
 // "a,b,c" -> {"a","b","c"} (empty items refused).
 std::vector<std::string> split(const std::string& word, char sep, const std::string& what);
 
