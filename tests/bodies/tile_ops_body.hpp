@@ -56,6 +56,22 @@ template <class P, class Ctx> TESSEL_DEVICE void landed(Ctx& ctx) {
   ctx.sync();
 }
 
+// A and B copied global -> shared (row-major float tiles SA, SB, one after the
+// other in the arena) through the policy's own loads, landed for every thread.
+template <class SA, class SB> struct staged {
+  SA a;
+  SB b;
+};
+template <class P, class SA, class SB, class Ctx>
+TESSEL_DEVICE staged<SA, SB> stage(Ctx& ctx, const gmatrix<float>& a, const gmatrix<float>& b) {
+  smem_allocator alloc{ctx.smem()};
+  staged<SA, SB> s{alloc.take<SA>(), alloc.take<SB>()};
+  P::load(ctx, s.a, a, 0, 0);
+  P::load(ctx, s.b, b, 0, 0);
+  landed<P>(ctx);
+  return s;
+}
+
 template <class P, class Tile> struct round_trip_kernel {
   struct params { gmatrix<float> in, out; };
   using smem_tile = st<float, row_major<Tile::rows, Tile::cols>>;
@@ -78,17 +94,12 @@ template <class P, class Atom, int TM, int TN, int TK> struct mma_kernel {
   using sb = st<float, row_major<tb::rows, tb::cols>>;
   static constexpr int smem_bytes = int(smem_allocator::bytes_for<sa, sb>());
   template <class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params& p) {
-    smem_allocator alloc{ctx.smem()};
-    sa s_a = alloc.take<sa>();
-    sb s_b = alloc.take<sb>();
-    P::load(ctx, s_a, p.a, 0, 0);
-    P::load(ctx, s_b, p.b, 0, 0);
-    landed<P>(ctx);
+    const auto s = stage<P, sa, sb>(ctx, p.a, p.b);
     ta a;
     tb b;
     tc c;
-    P::load(ctx, a, s_a, 0, 0);
-    P::load(ctx, b, s_b, 0, 0);
+    P::load(ctx, a, s.a, 0, 0);
+    P::load(ctx, b, s.b, 0, 0);
     P::zero(c);
     P::mma(c, a, b);
     P::store(ctx, p.c, c, 0, 0, 1.0f, 0.0f);
@@ -105,19 +116,14 @@ template <class P, class Atom, int TM, int TN, int TK> struct relayout_kernel {
   using sb = st<float, row_major<TK * Atom::K, tc::cols>>;
   static constexpr int smem_bytes = int(smem_allocator::bytes_for<sa, sb>());
   template <class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params& p) {
-    smem_allocator alloc{ctx.smem()};
-    sa s_a = alloc.take<sa>();
-    sb s_b = alloc.take<sb>();
-    P::load(ctx, s_a, p.a, 0, 0);
-    P::load(ctx, s_b, p.b, 0, 0);
-    landed<P>(ctx);
+    const auto s = stage<P, sa, sb>(ctx, p.a, p.b);
     tc_in as_c;
-    P::load(ctx, as_c, s_a, 0, 0);
+    P::load(ctx, as_c, s.a, 0, 0);
     ta a;
     P::relayout(ctx, a, as_c);
     tc c;
     P::zero(c);
-    P::mma(ctx, c, a, s_b, 0, 0);
+    P::mma(ctx, c, a, s.b, 0, 0);
     P::store(ctx, p.c, c, 0, 0, 1.0f, 0.0f);
   }
 };
