@@ -38,8 +38,14 @@ attention_reference reference_attention(const tensor_view& q, const tensor_view&
           double dot = 0;
           for (std::int64_t d = 0; d < D; ++d) dot += element(q, b, i, h, d) * element(k, b, j, hk, d);
           s[std::size_t(j)] = dot * scale;
-          mx = std::max(mx, s[std::size_t(j)]);
+          mx = std::max(mx, s[std::size_t(j)]);  // a NaN score leaves mx; its exp makes the row NaN
         }
+        // Every visible score −inf (none NaN): the row's sum of exponentials is
+        // 0, as if it saw no key (zeros, LSE = −inf); tessel defines it so.
+        const auto first = s.begin(), last = s.begin() + visible;
+        if (mx == -std::numeric_limits<double>::infinity() &&
+            std::none_of(first, last, [](double x) { return std::isnan(x); }))
+          continue;
         double sum = 0;
         for (std::int64_t j = 0; j < visible; ++j) sum += (s[std::size_t(j)] = std::exp(s[std::size_t(j)] - mx));
         r.lse[std::size_t((b * H + h) * Lq + i)] = mx + std::log(sum);

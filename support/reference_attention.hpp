@@ -8,7 +8,7 @@ namespace tessel::support {
 
 struct attention_reference {
   std::vector<double> out;  // dense [batch, q_len, heads, head_dim]
-  std::vector<double> lse;  // dense [batch, heads, q_len]; -inf for rows that see no key
+  std::vector<double> lse;  // dense [batch, heads, q_len]; -inf for rows that see no key (or only −inf scores)
 };
 
 // q, k, v: host views [batch, seq, heads, head_dim] (any strides). Causal masks

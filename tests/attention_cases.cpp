@@ -1,6 +1,7 @@
 // tests/attention_cases.cpp — building, running and checking attention cases.
 #include "attention_cases.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -64,7 +65,12 @@ struct buffer {
   void fill(std::mt19937_64& rng, float lo, float hi) {
     std::uniform_real_distribution<float> u(lo, hi);
     for (std::size_t i = 0; i < inside.size(); ++i)
-      if (inside[i]) host.set(i, u(rng));
+      if (inside[i]) host.set(i, lo == hi ? lo : u(rng));
+  }
+  void fill_integers(std::mt19937_64& rng, int bound) {  // uniform in [−bound, bound]
+    std::uniform_int_distribution<int> u(-bound, bound);
+    for (std::size_t i = 0; i < inside.size(); ++i)
+      if (inside[i]) host.set(i, float(u(rng)));
   }
 };
 
@@ -75,6 +81,10 @@ std::string attention_case::name() const {
   o << "b" << batch << "_q" << q_len << "_kv" << kv_len << "_h" << heads << "x" << kv_heads << "_d" << head_dim << "_"
     << dtype_name(type) << (causal ? "_causal" : "") << (scale > 0 ? "_scale" : "") << (lse ? "_lse" : "")
     << (heads_major ? "_bhsd" : "") << (pad ? "_pad" + std::to_string(pad) : "");
+  if (inputs != attention_inputs::uniform)
+    o << (inputs == attention_inputs::equal_scores ? "_equal" : "_integer") << "_logit" << logit;
+  if (!pokes.empty()) o << "_" << pokes[0].tensor << pokes[0].s << "=" << pokes[0].value;
+  if (pokes.size() > 1) o << "_and" << pokes.size() - 1;
   return o.str();
 }
 
@@ -84,39 +94,103 @@ double attention_tolerance(dtype t) {
   return t == dtype::bf16 ? 1e-2 : t == dtype::f16 ? 2e-3 : 1e-5;
 }
 
-attention_outcome run_attention(const attention_case& c, const device& dev, std::uint64_t seed) {
+struct attention_data {
+  attention_case c;
+  bshd_storage sq, skv;
+  buffer q, k, v, out, lse;
+  float scale;  // what the op is given (0: its default)
+  support::attention_reference ref;
+  attention_data(const attention_case& c_, std::uint64_t seed);
+};
+void attention_data_deleter::operator()(attention_data* d) const { delete d; }
+
+namespace {
+std::vector<bool> all_covered(std::size_t n) { return std::vector<bool>(n, true); }
+
+// |scale·score| ≈ logit: every score is 0.5625·head_dim (equal), or an integer of
+// spread √head_dim · E[x²] with E[x²] = 60/9 for x uniform in −4..4.
+float scale_for(const attention_case& c) {
+  if (c.inputs == attention_inputs::uniform) return c.scale;
+  const double spread =
+      c.inputs == attention_inputs::equal_scores ? 0.5625 * c.head_dim : std::sqrt(double(c.head_dim)) * 60.0 / 9.0;
+  return float(c.logit / spread);
+}
+
+void fill_inputs(attention_data& d, std::mt19937_64& rng) {
+  switch (d.c.inputs) {
+    case attention_inputs::uniform:  // scores of a few units: softmax neither flat nor one-hot
+      d.q.fill(rng, -1.0f, 1.0f);
+      d.k.fill(rng, -1.0f, 1.0f);
+      break;
+    case attention_inputs::equal_scores:  // 0.75² · head_dim: no power of two, so scale·score rounds
+      d.q.fill(rng, 0.75f, 0.75f);
+      d.k.fill(rng, 0.75f, 0.75f);
+      break;
+    case attention_inputs::integer_scores:
+      d.q.fill_integers(rng, 4);
+      d.k.fill_integers(rng, 4);
+      break;
+  }
+  d.v.fill(rng, -1.0f, 1.0f);
+  for (const attention_poke& p : d.c.pokes) {
+    buffer& b = p.tensor == 'q' ? d.q : p.tensor == 'k' ? d.k : d.v;
+    const bshd_storage& st = p.tensor == 'q' ? d.sq : d.skv;
+    b.host.set(std::size_t(guard + p.b * st.strides[0] + p.s * st.strides[1] + p.h * st.strides[2] + p.d), p.value);
+  }
+}
+
+enum class value_class { finite, nan, pos_inf, neg_inf };
+value_class classify(double x) {
+  return std::isnan(x) ? value_class::nan : std::isinf(x) ? (x > 0 ? value_class::pos_inf : value_class::neg_inf)
+                                                          : value_class::finite;
+}
+}  // namespace
+
+attention_data::attention_data(const attention_case& c_, std::uint64_t seed)
+    : c(c_),
+      sq(c.batch, c.q_len, c.heads, c.head_dim, c.heads_major, c.pad),
+      skv(c.batch, c.kv_len, c.kv_heads, c.head_dim, c.heads_major, c.pad),
+      q(c.type, sq.elements, sq.covered()),
+      k(c.type, skv.elements, skv.covered()),
+      v(c.type, skv.elements, skv.covered()),
+      out(c.type, sq.elements, sq.covered()),
+      lse(dtype::f32, std::int64_t(c.batch) * c.heads * c.q_len, all_covered(std::size_t(c.batch * c.heads * c.q_len))),
+      scale(scale_for(c)) {
   std::mt19937_64 rng(seed);
-  const bshd_storage sq(c.batch, c.q_len, c.heads, c.head_dim, c.heads_major, c.pad);
-  const bshd_storage skv(c.batch, c.kv_len, c.kv_heads, c.head_dim, c.heads_major, c.pad);
-  buffer q(c.type, sq.elements, sq.covered()), k(c.type, skv.elements, skv.covered()),
-      v(c.type, skv.elements, skv.covered()), out(c.type, sq.elements, sq.covered());
-  // Scores of a few units: softmax neither flat nor one-hot.
-  q.fill(rng, -1.0f, 1.0f);
-  k.fill(rng, -1.0f, 1.0f);
-  v.fill(rng, -1.0f, 1.0f);
-  std::vector<bool> lse_cover(std::size_t(c.batch * c.heads * c.q_len), true);
-  buffer lse(dtype::f32, std::int64_t(lse_cover.size()), lse_cover);
-  const buffer out_before = out, lse_before = lse;
+  fill_inputs(*this, rng);
+  const double s = scale > 0 ? double(scale) : 1.0 / std::sqrt(double(c.head_dim));
+  ref = support::reference_attention(sq.view(q.base(), c.type, device::host()),
+                                     skv.view(k.base(), c.type, device::host()),
+                                     skv.view(v.base(), c.type, device::host()), c.causal, s);
+}
 
-  const double scale = c.scale > 0 ? c.scale : 1.0 / std::sqrt(double(c.head_dim));
-  const support::attention_reference ref = support::reference_attention(
-      sq.view(q.base(), c.type, device::host()), skv.view(k.base(), c.type, device::host()),
-      skv.view(v.base(), c.type, device::host()), c.causal, scale);
+attention_prepared prepare_attention(const attention_case& c, std::uint64_t seed) {
+  return attention_prepared(new attention_data(c, seed));
+}
 
-  support::device_buffer dq(dev, q.host.bytes.size()), dk(dev, k.host.bytes.size()), dv(dev, v.host.bytes.size()),
-      dout(dev, out.host.bytes.size()), dl(dev, lse.host.bytes.size());
-  dq.upload(q.host.data(), q.host.bytes.size());
-  dk.upload(k.host.data(), k.host.bytes.size());
-  dv.upload(v.host.data(), v.host.bytes.size());
+attention_outcome run_attention(const attention_case& c, const device& dev, std::uint64_t seed) {
+  return run_attention(prepare_attention(c, seed), dev);
+}
+
+attention_outcome run_attention(const attention_prepared& data, const device& dev) {
+  const attention_data& d = *data;
+  const attention_case& c = d.c;
+  buffer out = d.out, lse = d.lse;  // poisoned copies
+
+  support::device_buffer dq(dev, d.q.host.bytes.size()), dk(dev, d.k.host.bytes.size()),
+      dv(dev, d.v.host.bytes.size()), dout(dev, out.host.bytes.size()), dl(dev, lse.host.bytes.size());
+  dq.upload(d.q.host.data(), d.q.host.bytes.size());
+  dk.upload(d.k.host.data(), d.k.host.bytes.size());
+  dv.upload(d.v.host.data(), d.v.host.bytes.size());
   dout.upload(out.host.data(), out.host.bytes.size());
   dl.upload(lse.host.data(), lse.host.bytes.size());
   const auto at = [](support::device_buffer& b, dtype t) { return static_cast<char*>(b.data()) + guard * dtype_size(t); };
   attention_options o;
   o.causal = c.causal;
-  o.scale = c.scale;
+  o.scale = d.scale;
   if (c.lse) o.lse = tensor_view::contiguous(at(dl, dtype::f32), dtype::f32, {c.batch, c.heads, c.q_len}, dev);
-  attention(sq.view(at(dq, c.type), c.type, dev), skv.view(at(dk, c.type), c.type, dev),
-            skv.view(at(dv, c.type), c.type, dev), sq.view(at(dout, c.type), c.type, dev), o);
+  attention(d.sq.view(at(dq, c.type), c.type, dev), d.skv.view(at(dk, c.type), c.type, dev),
+            d.skv.view(at(dv, c.type), c.type, dev), d.sq.view(at(dout, c.type), c.type, dev), o);
   support::synchronize(dev);
   dout.download(out.host.data(), out.host.bytes.size());
   dl.download(lse.host.data(), lse.host.bytes.size());
@@ -125,33 +199,40 @@ attention_outcome run_attention(const attention_case& c, const device& dev, std:
   const std::size_t es = std::size_t(dtype_size(c.type));
   for (std::size_t i = 0; i < out.inside.size(); ++i) {
     const bool same = std::equal(out.host.bytes.begin() + i * es, out.host.bytes.begin() + (i + 1) * es,
-                                 out_before.host.bytes.begin() + i * es);
+                                 d.out.host.bytes.begin() + i * es);
     if (!out.inside[i] && !same) ++r.guard_hits;
     if (out.inside[i] && support::is_poison(out.host, i)) ++r.unwritten;
   }
   for (std::size_t i = 0; i < lse.inside.size(); ++i) {
     const bool same = std::equal(lse.host.bytes.begin() + i * 4, lse.host.bytes.begin() + (i + 1) * 4,
-                                 lse_before.host.bytes.begin() + i * 4);
+                                 d.lse.host.bytes.begin() + i * 4);
     if (!lse.inside[i] && !same) ++r.guard_hits;
     if (!c.lse && !same) ++r.guard_hits;  // not asked for: must not be written
   }
-  tensor_view ov = sq.view(out.base(), c.type, device::host());
-  r.out.resize(ref.out.size());
+  tensor_view ov = d.sq.view(out.base(), c.type, device::host());
+  r.out.resize(d.ref.out.size());
   std::size_t n = 0;
   for (std::int64_t b = 0; b < c.batch; ++b)
     for (std::int64_t s = 0; s < c.q_len; ++s)
       for (std::int64_t h = 0; h < c.heads; ++h)
-        for (std::int64_t d = 0; d < c.head_dim; ++d)
-          r.out[n++] = out.host.get(std::size_t(guard + b * ov.stride[0] + s * ov.stride[1] + h * ov.stride[2] + d));
-  r.error = support::relative_error(ref.out, r.out);
+        for (std::int64_t e = 0; e < c.head_dim; ++e)
+          r.out[n++] = out.host.get(std::size_t(guard + b * ov.stride[0] + s * ov.stride[1] + h * ov.stride[2] + e));
+  std::vector<double> want, got;  // the elements finite in both
+  for (std::size_t i = 0; i < r.out.size(); ++i) {
+    if (classify(r.out[i]) != classify(d.ref.out[i])) ++r.out_class_mismatch;
+    if (std::isfinite(r.out[i]) && std::isfinite(d.ref.out[i])) {
+      want.push_back(d.ref.out[i]);
+      got.push_back(r.out[i]);
+    }
+  }
+  r.error = support::relative_error(want, got);
   if (c.lse) {
-    for (std::size_t i = 0; i < ref.lse.size(); ++i) {
-      const double got = lse.host.get(i + guard), want = ref.lse[i];
-      if (std::isinf(want) || std::isinf(got) || std::isnan(got)) {
-        if (!(std::isinf(want) && std::isinf(got) && got < 0)) ++r.lse_mismatch_inf;
-        continue;
-      }
-      r.lse_error = std::max(r.lse_error, std::fabs(got - want));
+    for (std::size_t i = 0; i < d.ref.lse.size(); ++i) {
+      const double x = lse.host.get(i + guard), ref = d.ref.lse[i];
+      if (classify(x) != classify(ref)) ++r.lse_class_mismatch;
+      // In units of the tolerance: 1e-3, plus 8 roundings (2^-24) of the LSE's own size.
+      if (std::isfinite(x) && std::isfinite(ref))
+        r.lse_error = std::max(r.lse_error, std::fabs(x - ref) / (1 + 8 * std::ldexp(std::fabs(ref), -24) / 1e-3));
     }
   }
   return r;

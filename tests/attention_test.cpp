@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "attention_cases.hpp"
+#include "attention_checks.hpp"
 #include "device_buffer.hpp"
 #include "host_tensor.hpp"
 #include "seed.hpp"
@@ -13,14 +14,6 @@ namespace tessel::test {
 namespace {
 
 std::string case_name(const ::testing::TestParamInfo<attention_case>& i) { return i.param.name(); }
-
-void expect_good(const attention_case& c, const attention_outcome& r, std::uint64_t seed) {
-  EXPECT_EQ(r.guard_hits, 0) << c.name() << ": memory outside out/lse changed (seed " << seed << ")";
-  EXPECT_EQ(r.unwritten, 0) << c.name() << ": elements of out left unwritten (seed " << seed << ")";
-  EXPECT_LT(r.error, attention_tolerance(c.type)) << c.name() << ": relative error of out (seed " << seed << ")";
-  EXPECT_EQ(r.lse_mismatch_inf, 0) << c.name() << ": lse -inf/NaN where it should not be (seed " << seed << ")";
-  EXPECT_LT(r.lse_error, 1e-3) << c.name() << ": lse error (seed " << seed << ")";
-}
 
 bool device_has_fp32() { return support::default_device().kind == device_kind::host; }
 

@@ -5,11 +5,14 @@
 // past in BKV-row tiles through a ring of `stages` shared tiles. Per tile:
 //   S = Q·Kᵀ (raw; masked: keys past kv_len, and the causal triangle aligned
 //       bottom-right, to −inf), c = scale·log2(e)
-//   m' = max(m, rowmax S);  P = exp2(c·S − c·m');  l = l·exp2(c·m − c·m') + rowsum P
-//   O = O·exp2(c·m − c·m') + P·V    (P as an A operand: in registers, or via shared memory)
-// and at the end O /= l, LSE = ln2·(c·m + log2 l). A row that saw no key keeps
-// m = −inf, l = 0 and is written as zeros with LSE = −inf. The scale rides in
-// the exp2's fused multiply-add (exp2_of_difference), not in a pass over S.
+//   m' = max(m, c·rowmax S);  P = exp2(c·S − m');  l = l·exp2(m − m') + rowsum P
+//   O = O·exp2(m − m') + P·V    (P as an A operand: in registers, or via shared memory)
+// with m the running maximum of the scaled scores, and at the end O /= l,
+// LSE = ln2·(m + log2 l). A row that saw no key (or only −inf scores) keeps
+// m = −inf, l = 0 and is written as zeros with LSE = −inf; a NaN score (NaN in
+// q or k, or an infinite score) makes the row's out and LSE NaN. The scale
+// rides in the exp2's fused multiply-add (exp2_of_difference), not in a pass
+// over S; the rescale exp2(m − m') is exactly 1 while the maximum stands still.
 //
 //   P::attention_config<T, D>: atom, smem_type, BQ, BKV, warps, stages,
 //     layout_q (BQ×D, A operand), layout_kt (D×BKV, B operand read from K rows),
@@ -125,9 +128,8 @@ template <class P, class T, int D> struct attention_kernel {
     const int row0 = ctx.warp() * WQ;  // this warp's rows within the block
     o_tile o;
     P::zero(o);
-    col_vector<o_tile> m, l;
-    fill(m, neg_infinity());
-    fill(l, 0.0f);
+    row_stats rows;
+    rows.reset();
 
     P::load(ctx, sq, gq, q0, 0);
     for (int s = 0; s < S - 1; ++s) {
@@ -163,7 +165,7 @@ template <class P, class T, int D> struct attention_kernel {
           return hidden ? neg_infinity() : x;
         });
       }
-      online_softmax_step(ctx, sc, p.scale_log2, o, m, l);
+      online_softmax_step(ctx, sc, p.scale_log2, o, rows);
       if constexpr (p_regs) {
         rt_a<atom, WQ, BKV> pa;
         P::relayout(ctx, pa, sc);
@@ -174,7 +176,7 @@ template <class P, class T, int D> struct attention_kernel {
         P::mma(ctx, o, sp, stage_v(t % S), row0, 0);
       }
     }
-    finish(ctx, p, b, head, q0 + row0, gout, o, m, l);
+    finish(ctx, p, b, head, q0 + row0, gout, o, rows);
   }
 
   // gmatrix::vec16 of a (head_dim-contiguous) view: its base and its sequence
@@ -189,40 +191,70 @@ template <class P, class T, int D> struct attention_kernel {
       TESSEL_UNROLL for (int v = 0; v < cols; ++v) vec.value[i][v] = x;
   }
 
-  // On raw scores s and their running row maximum m (raw units), with
-  // c = scale·log2(e) > 0 (so the maximum of raw scores is that of scaled ones):
-  //   m' = max(m, rowmax s); s = exp2(c·s − c·m'); r = exp2(c·m − c·m');
-  //   l = l·r + rowsum s; o ·= r.
-  // A row still without a visible key keeps m' = −inf: it is shifted by 0, so its
-  // exp2(−inf) = 0 entries never make NaN.
+  // The softmax state of the rows a lane holds: m, the running maximum of the
+  // scaled scores; l, the running sum of exp2(c·s − m), with l_lost the low
+  // bits its additions dropped (Kahan), so that l's error does not grow with
+  // the number of KV tiles.
+  struct row_stats {
+    col_vector<o_tile> m, l, l_lost;
+    TESSEL_DEVICE void reset() {
+      fill(m, neg_infinity());
+      fill(l, 0.0f);
+      fill(l_lost, 0.0f);
+    }
+  };
+
+  // On raw scores s, with c = scale·log2(e) > 0 and m the running row maximum
+  // of the scaled scores c·s (each product rounded once; rounding keeps order,
+  // so that is round(c·max s)):
+  //   m' = max(m, c·rowmax s);  s = exp2(c·s − m') (c·s exact in the fma);
+  //   r = exp2(m − m');  l = l·r + rowsum s;  o ·= r.
+  // m − m' is a difference of two stored floats: 0 exactly while the maximum
+  // stands still (r = 1, nothing drifts however many tiles pass), and exact
+  // when it moves by less than half (Sterbenz), so the tiles' factors
+  // telescope to exp2(c·s − m_final). No product feeds the difference, so no
+  // compiler's multiply-add contraction can reintroduce a rounding error there.
+  // A row still without a visible key keeps m' = −inf: it is shifted by 0, so
+  // its exp2(−inf) = 0 entries never make NaN. A NaN score is skipped by the
+  // maximum (fmaxf) but makes its exp2, and so the row's l and o, NaN.
   template <class Ctx>
-  TESSEL_DEVICE static void online_softmax_step(Ctx& ctx, s_tile& s, float c, o_tile& o, col_vector<o_tile>& m,
-                                                col_vector<o_tile>& l) {
+  TESSEL_DEVICE static void online_softmax_step(Ctx& ctx, s_tile& s, float c, o_tile& o, row_stats& rows) {
     col_vector<s_tile> mx, sum;
     P::row_reduce(ctx, mx, s, maximum{});
     col_vector<o_tile> rescale;
     TESSEL_UNROLL for (int i = 0; i < s_tile::tiles_r; ++i)
       TESSEL_UNROLL for (int v = 0; v < s_tile::values && v < o_tile::values; ++v) {
-        const float m_new = maximum{}(m.value[i][v], mx.value[i][v]);
-        const float base = m_new == neg_infinity() ? 0.0f : m_new * c;
-        rescale.value[i][v] = fast_exp2(m.value[i][v] * c - base);
-        m.value[i][v] = m_new;
+        const float m = rows.m.value[i][v], m_new = maximum{}(m, mx.value[i][v] * c);
+        const float base = m_new == neg_infinity() ? 0.0f : m_new;
+        rescale.value[i][v] = fast_exp2(m - base);
+        rows.m.value[i][v] = m_new;
         mx.value[i][v] = base;
       }
     P::broadcast_rows(s, mx, exp2_of_difference{c});
     P::row_reduce(ctx, sum, s, plus{});
     TESSEL_UNROLL for (int i = 0; i < s_tile::tiles_r; ++i)
-      TESSEL_UNROLL for (int v = 0; v < s_tile::values && v < o_tile::values; ++v)
-        l.value[i][v] = l.value[i][v] * rescale.value[i][v] + sum.value[i][v];
+      TESSEL_UNROLL for (int v = 0; v < s_tile::values && v < o_tile::values; ++v) {
+        // l·r + sum, compensated: `lost` is what the rounding of `next` dropped.
+        const float r = rescale.value[i][v];
+        const float l = rows.l.value[i][v] * r, add = sum.value[i][v] - rows.l_lost.value[i][v] * r;
+        const float next = l + add;
+        rows.l_lost.value[i][v] = (next - l) - add;
+        rows.l.value[i][v] = next;
+      }
     P::broadcast_rows(o, rescale, multiply{});
   }
 
   template <class Ctx>
   TESSEL_DEVICE static void finish(Ctx& ctx, const problem& p, int b, int head, int qrow0, const gmatrix<T>& gout,
-                                   o_tile& o, const col_vector<o_tile>& m, const col_vector<o_tile>& l) {
+                                   o_tile& o, const row_stats& rows) {
+    // l = 0: the row saw no key, or only −inf scores (zeros, LSE = −inf); a
+    // NaN l (a NaN or +inf score) makes the row and its LSE NaN.
     col_vector<o_tile> inv;
     TESSEL_UNROLL for (int i = 0; i < o_tile::tiles_r; ++i)
-      TESSEL_UNROLL for (int v = 0; v < o_tile::values; ++v) inv.value[i][v] = l.value[i][v] > 0.0f ? 1.0f / l.value[i][v] : 0.0f;
+      TESSEL_UNROLL for (int v = 0; v < o_tile::values; ++v) {
+        const float l = rows.l.value[i][v] - rows.l_lost.value[i][v];
+        inv.value[i][v] = l == 0.0f ? 0.0f : 1.0f / l;
+      }
     P::broadcast_rows(o, inv, multiply{});
     P::store(ctx, gout, o, qrow0, 0, 1.0f, 0.0f);
     if (p.lse == nullptr) return;
@@ -235,8 +267,8 @@ template <class P, class T, int D> struct attention_kernel {
         if (x.col != o_tile::where(lane, 0, 0, 0).col) continue;  // one writer column per lane
         const int row = qrow0 + x.row;
         if (row >= p.q_len) continue;
-        const float lv = l.value[i][v];
-        lse[row * p.l_ss] = lv > 0.0f ? ln2 * (m.value[i][v] * p.scale_log2 + fast_log2(lv)) : neg_infinity();
+        const float l = rows.l.value[i][v] - rows.l_lost.value[i][v];
+        lse[row * p.l_ss] = l == 0.0f ? neg_infinity() : ln2 * (rows.m.value[i][v] + fast_log2(l));
       }
   }
 };

@@ -102,30 +102,44 @@ template <class T, class C, class SA, class SB> void lds_mma(std::vector<C>& acc
   }
 }
 
+enum class inputs { uniform, equal_scores, integer_scores };
+
 struct case_shape {
   const char* name;
   int q_len, kv_len;
   bool causal;
+  int tiles = 2;                   // KV tiles the wave runs over
+  inputs kind = inputs::uniform;   // equal: q = k = 0.75; integer: q, k in −4..4 (exact scores)
+  double logit = 0;                // equal / integer: the size of scale·score (0: scale 1/√D)
 };
 
-template <class T, int D> void attention_wave(const case_shape& cs, std::uint64_t seed) {
+// Runs the case, asserting every element of O within its bound; *error (if
+// given) gets the relative Frobenius error of the wave's rows against float64.
+template <class T, int D> void attention_wave(const case_shape& cs, std::uint64_t seed, double* error = nullptr) {
   using kernel = ops::attention_kernel<host_cdna_policy, T, D>;
   using cfg = cdna_attention_config<T, D>;
   using s_tile = typename kernel::s_tile;
   using o_tile = typename kernel::o_tile;
-  constexpr int BQ = cfg::BQ, BKV = cfg::BKV, tiles = 2, keys = tiles * BKV;
+  constexpr int BQ = cfg::BQ, BKV = cfg::BKV;
+  const int tiles = cs.tiles, keys = tiles * BKV;
   static_assert(kernel::WQ == 32 && BQ == 64, "one wave of 32 rows, the block's second");
   const int row0 = 32, q0 = 0;  // the second wave of the first query block
   const int shift = cs.kv_len - cs.q_len;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> small(-4, 4);
 
   // Q (BQ × D), K and V (keys × D), rounded to T; the reference reads the same values.
-  std::vector<T> q(BQ * D), k(keys * D), v(keys * D);
-  for (auto& x : q) x = convert<T>(u(rng));
-  for (auto& x : k) x = convert<T>(u(rng));
+  std::vector<T> q(BQ * D), k(std::size_t(keys) * D), v(std::size_t(keys) * D);
+  for (auto* x : {&q, &k})
+    for (auto& e : *x)
+      e = convert<T>(cs.kind == inputs::uniform ? u(rng) : cs.kind == inputs::equal_scores ? 0.75f : float(small(rng)));
   for (auto& x : v) x = convert<T>(u(rng));
-  const float scale_log2 = float(1.4426950408889634 / std::sqrt(double(D)));
+  // scale·score ≈ logit: every score is 0.5625·D (equal), or an integer of
+  // spread √D · 60/9 (integer).
+  const double spread = cs.kind == inputs::equal_scores ? 0.5625 * D : std::sqrt(double(D)) * 60.0 / 9.0;
+  const double scale = cs.logit > 0 ? double(float(cs.logit / spread)) : 1.0 / std::sqrt(double(D));
+  const float scale_log2 = float(1.4426950408889634 * scale);
 
   lds_tile<T, typename cfg::layout_q> sq;
   for (int i = 0; i < BQ; ++i)
@@ -133,11 +147,10 @@ template <class T, int D> void attention_wave(const case_shape& cs, std::uint64_
 
   std::vector<s_tile> s(64);
   std::vector<o_tile> o(64);
-  std::vector<col_vector<o_tile>> m(64), l(64);
+  std::vector<typename kernel::row_stats> rows(64);
   for (int ln = 0; ln < 64; ++ln) {
     host_cdna_policy::zero(o[ln]);
-    kernel::fill(m[ln], neg_infinity());
-    kernel::fill(l[ln], 0.0f);
+    rows[ln].reset();
   }
 
   for (int t = 0; t < tiles; ++t) {
@@ -146,8 +159,8 @@ template <class T, int D> void attention_wave(const case_shape& cs, std::uint64_
     lds_tile<T, typename cfg::layout_v> sv;
     for (int j = 0; j < BKV; ++j)
       for (int d = 0; d < D; ++d) {
-        skt.view().at(d, j) = k[(kv0 + j) * D + d];
-        sv.view().at(j, d) = v[(kv0 + j) * D + d];
+        skt.view().at(d, j) = k[std::size_t(kv0 + j) * D + d];
+        sv.view().at(j, d) = v[std::size_t(kv0 + j) * D + d];
       }
     lds_tile<T, typename cfg::layout_p> sp, sp_generic;
 
@@ -166,7 +179,7 @@ template <class T, int D> void attention_wave(const case_shape& cs, std::uint64_
         const bool hidden = key >= kv_len || (causal && key > qrow0 + r + shift);
         return hidden ? neg_infinity() : x;  // the op's mask: S stays raw
       });
-      kernel::online_softmax_step(ctx, s[ln], scale, o[ln], m[ln], l[ln]);
+      kernel::online_softmax_step(ctx, s[ln], scale, o[ln], rows[ln]);
     });
 
     for (int ln = 0; ln < 64; ++ln) {
@@ -197,16 +210,17 @@ template <class T, int D> void attention_wave(const case_shape& cs, std::uint64_
   p.l_bs = p.l_hs = 0;
   p.l_ss = 1;
   p.q_len = cs.q_len;
-  p.scale_log2 = scale_log2;  // finish() scales the raw row maximum into the LSE
+  p.scale_log2 = scale_log2;
   const gmatrix<T> gout{out.data(), cs.q_len, D, D, 1, false};
   for (int ln = 0; ln < 64; ++ln) {
     host_ctx ctx;
     ctx.lane_ = ln;
-    kernel::finish(ctx, p, 0, 0, q0 + row0, gout, o[ln], m[ln], l[ln]);
+    kernel::finish(ctx, p, 0, 0, q0 + row0, gout, o[ln], rows[ln]);
   }
 
-  // float64 reference: softmax over the visible keys of the two tiles.
+  // float64 reference: softmax over the visible keys of the tiles.
   const double u_t = std::is_same_v<T, bf16> ? std::ldexp(1.0, -8) : std::ldexp(1.0, -11);
+  double diff2 = 0, ref2 = 0;
   for (int i = 0; i < cs.q_len; ++i) {
     if (i < row0 || i >= row0 + 32) {
       for (int d = 0; d < D; ++d) ASSERT_EQ(out[i * D + d].bits, poison_of<T>().bits) << "row " << i << " written";
@@ -218,7 +232,7 @@ template <class T, int D> void attention_wave(const case_shape& cs, std::uint64_
     for (int j = 0; j < keys; ++j) {
       const bool visible = j < cs.kv_len && (!cs.causal || j <= i + shift);
       double dot = 0;
-      for (int d = 0; d < D; ++d) dot += double(to_float(q[i * D + d])) * double(to_float(k[j * D + d]));
+      for (int d = 0; d < D; ++d) dot += double(to_float(q[i * D + d])) * double(to_float(k[std::size_t(j) * D + d]));
       x[j] = visible ? dot * scale_log2 : -INFINITY;
       mx = std::max(mx, x[j]);
     }
@@ -228,21 +242,25 @@ template <class T, int D> void attention_wave(const case_shape& cs, std::uint64_
       continue;
     }
     double sum = 0;
-    for (int j = 0; j < keys; ++j) sum += std::exp2(x[j] - mx);
+    for (int j = 0; j < keys; ++j) sum += (x[j] = std::exp2(x[j] - mx));
     const double ref_lse = std::log(2.0) * (mx + std::log2(sum));
     ASSERT_NEAR(lse[i], ref_lse, 1e-4 * (1 + std::fabs(ref_lse))) << cs.name << ": LSE of row " << i;
     for (int d = 0; d < D; ++d) {
       double ref = 0, mag = 0;
       for (int j = 0; j < keys; ++j) {
-        const double pj = std::exp2(x[j] - mx) / sum, vj = to_float(v[j * D + d]);
+        const double pj = x[j] / sum, vj = to_float(v[std::size_t(j) * D + d]);
         ref += pj * vj;
         mag += pj * std::fabs(vj);
       }
       // P is rounded to T before P·V, O to T at the end; the rest is fp32.
       const double tol = mag * (u_t + 1e-4) + std::fabs(ref) * u_t + 1e-6;
-      ASSERT_NEAR(to_float(out[i * D + d]), ref, tol) << cs.name << ": O(" << i << ", " << d << ")";
+      const double got = to_float(out[i * D + d]);
+      ASSERT_NEAR(got, ref, tol) << cs.name << ": O(" << i << ", " << d << ")";
+      diff2 += (got - ref) * (got - ref);
+      ref2 += ref * ref;
     }
   }
+  if (error) *error = std::sqrt(diff2 / ref2);
 }
 
 template <class T> class AttentionEmulation : public ::testing::Test {};
@@ -268,6 +286,33 @@ TYPED_TEST(AttentionEmulation, CausalRowsWithoutKeys) {
 // head_dim 128: O is 4 atoms wide.
 TYPED_TEST(AttentionEmulation, HeadDim128Causal) {
   attention_wave<TypeParam, 128>({"causal d128", 64, 64, true}, emulation_seed() + 14);
+}
+
+// Large logits over many KV tiles: the op's rescaling gives exactly 1 while a
+// row's maximum stands still, so the error stays within 2× of the same
+// inputs' error at logit 1 (the element bound above does not grow with kv_len).
+template <class T> void large_logits(inputs kind, bool causal, std::initializer_list<double> logits, std::uint64_t seed) {
+  constexpr int tiles = 32, keys = tiles * 32;
+  case_shape base{"logit 1", 64, keys, causal, tiles, kind, 1.0};
+  double at_one = 0;
+  attention_wave<T, 64>(base, seed, &at_one);
+  for (double logit : logits) {
+    case_shape c = base;
+    c.name = "large logit";
+    c.logit = logit;
+    double error = 0;
+    attention_wave<T, 64>(c, seed, &error);
+    if (::testing::Test::HasFatalFailure()) return;
+    std::cout << "[ info     ] " << (kind == inputs::equal_scores ? "equal" : "integer") << " scores, " << keys
+              << " keys, logit " << logit << ": error " << error << " (" << at_one << " at logit 1)\n";
+    EXPECT_LE(error, 2 * at_one) << "logit " << logit;
+  }
+}
+TYPED_TEST(AttentionEmulation, LargeLogitsEqualScores) {
+  large_logits<TypeParam>(inputs::equal_scores, false, {72, 7200, 8e6}, emulation_seed() + 15);
+}
+TYPED_TEST(AttentionEmulation, LargeLogitsIntegerScoresCausal) {
+  large_logits<TypeParam>(inputs::integer_scores, true, {1e4}, emulation_seed() + 16);
 }
 
 }  // namespace
