@@ -3,11 +3,30 @@
 // Contract: a tensor_view names memory it does not own: a pointer, an element
 // type, up to 4 dimensions with element (not byte) strides, and the device the
 // memory lives on. Strides may be any non-negative value, so row-major,
-// column-major and batched layouts are all views of the same kind. tessel checks
-// a view against the op's expectations and throws tessel::Error on a mismatch.
+// column-major and batched layouts are all views of the same kind (zero strides
+// broadcast an input). tessel checks a view against the op's expectations and
+// throws tessel::Error on a mismatch.
+//
+// Outputs (gemm's c, attention's out and lse) are refused when they overlap:
+// - themselves: leaving out the dimensions of extent 1 and ordering the others
+//   by stride, every stride must be > 0 and larger than the span
+//   sum((extent - 1) * stride) of the dimensions before it, i.e. the
+//   dimensions nest, as in any packed, padded, batched or permuted layout. (A
+//   few interleaved layouts whose elements are in fact disjoint, such as shape
+//   [2, 3] with strides [3, 2], are refused too.)
+// - another argument of the op: the byte ranges [first element, last element]
+//   of the two views must not intersect, even where the elements themselves
+//   would interleave without touching.
+// A view with no elements overlaps nothing.
+//
+// The helpers here never overflow, whatever int64 values they are given
+// (negative or huge extents included): a product of extents that does not fit
+// saturates at INT64_MAX (or INT64_MIN), and the op's checks then refuse the
+// view by name ("more elements than fit in int64", "dimension 1 is -1").
 #pragma once
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <string>
 
 #include "tessel/core/element.hpp"
@@ -17,7 +36,22 @@ namespace tessel {
 enum class device_kind : int { host = 0, cuda = 1, hip = 2 };
 
 inline const char* device_name(device_kind k) {
-  return k == device_kind::host ? "host" : k == device_kind::cuda ? "cuda" : "hip";
+  return k == device_kind::host ? "host" : k == device_kind::cuda ? "cuda" : k == device_kind::hip ? "hip" : "unknown";
+}
+
+// x · y, clamped to [INT64_MIN, INT64_MAX] instead of overflowing (portable:
+// unsigned magnitudes, no compiler builtin).
+constexpr std::int64_t saturating_mul(std::int64_t x, std::int64_t y) {
+  if (x == 0 || y == 0) return 0;
+  const bool negative = (x < 0) != (y < 0);
+  const std::uint64_t ux = x < 0 ? 0 - std::uint64_t(x) : std::uint64_t(x);
+  const std::uint64_t uy = y < 0 ? 0 - std::uint64_t(y) : std::uint64_t(y);
+  const std::uint64_t max = std::uint64_t(std::numeric_limits<std::int64_t>::max());
+  const std::uint64_t bound = negative ? max + 1 : max;  // |INT64_MIN| = INT64_MAX + 1
+  if (ux > bound / uy) return negative ? std::numeric_limits<std::int64_t>::min() : std::int64_t(max);
+  const std::uint64_t p = ux * uy;
+  if (!negative) return std::int64_t(p);
+  return p == max + 1 ? std::numeric_limits<std::int64_t>::min() : -std::int64_t(p);
 }
 
 struct device {
@@ -38,7 +72,8 @@ struct tensor_view {
   std::int64_t stride[max_rank] = {0, 0, 0, 0};  // in elements
   device dev = device::host();
 
-  // A densely packed row-major view (last dimension contiguous).
+  // A densely packed row-major view (last dimension contiguous). Strides are
+  // products of the later extents, saturated (see above).
   static tensor_view contiguous(void* data, dtype type, std::initializer_list<std::int64_t> shape,
                                 device dev = device::host()) {
     tensor_view v;
@@ -52,7 +87,7 @@ struct tensor_view {
     std::int64_t st = 1;
     for (int d = (v.rank < max_rank ? v.rank : max_rank) - 1; d >= 0; --d) {
       v.stride[d] = st;
-      st *= v.shape[d];
+      st = saturating_mul(st, v.shape[d]);
     }
     return v;
   }
@@ -65,9 +100,10 @@ struct tensor_view {
       if (i < max_rank) v.stride[i++] = s;
     return v;
   }
+  // The product of the extents, saturated (see above).
   std::int64_t numel() const {
     std::int64_t n = 1;
-    for (int d = 0; d < rank && d < max_rank; ++d) n *= shape[d];
+    for (int d = 0; d < rank && d < max_rank; ++d) n = saturating_mul(n, shape[d]);
     return n;
   }
 };

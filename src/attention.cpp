@@ -24,8 +24,6 @@ void attention(const tensor_view& q, const tensor_view& k, const tensor_view& v,
   const std::int64_t nk = detail::check_view(op, "k", k, 4, 4);
   const std::int64_t nv = detail::check_view(op, "v", v, 4, 4);
   const std::int64_t no = detail::check_view(op, "out", out, 4, 4);
-  (void)nk;
-  (void)nv;
   const std::int64_t B = q.shape[0], Lq = q.shape[1], H = q.shape[2], D = q.shape[3];
   const std::int64_t Lk = k.shape[1], Hk = k.shape[2];
   if (k.shape[0] != B || k.shape[3] != D)
@@ -68,16 +66,16 @@ void attention(const tensor_view& q, const tensor_view& k, const tensor_view& v,
     if (views[i]->dev.kind != out.dev.kind || views[i]->dev.index != out.dev.index)
       fail(op, "argument '", names[i], "': on device ", device_name(views[i]->dev.kind), ":", views[i]->dev.index,
            ", expected the device of out (", device_name(out.dev.kind), ":", out.dev.index, ")");
+  for (int i = 0; i < (want_lse ? 5 : 4); ++i) detail::check_backend(op, names[i], *views[i]);
   if (no == 0) return;  // nothing to write (batch, q_len or heads is 0; lse is then empty too)
-  // out must not overlap itself (each (b, i, h) row has its own memory) nor the inputs.
-  if ((Lq > 1 && out.stride[1] == 0) || (H > 1 && out.stride[2] == 0) || (B > 1 && out.stride[0] == 0) ||
-      (D > 1 && out.stride[3] == 0))
-    fail(op, "argument 'out': a zero stride makes elements of out overlap; expected each element its own memory");
-  for (int i = 0; i < 3; ++i)
-    if (detail::views_overlap(out, no, *views[i], i == 0 ? nq : i == 1 ? nk : nv))
-      fail(op, "argument 'out': overlaps the memory of '", names[i], "'; expected disjoint output");
-  if (want_lse && detail::views_overlap(o.lse, nl, out, no))
-    fail(op, "argument 'lse': overlaps the memory of 'out'");
+  // out and lse are written: neither may overlap itself, the inputs, or the other.
+  detail::check_no_self_overlap(op, "out", out);
+  const std::int64_t counts[] = {nq, nk, nv, no};
+  for (int i = 0; i < 3; ++i) detail::check_disjoint(op, "out", out, no, names[i], *views[i], counts[i]);
+  if (want_lse) {
+    detail::check_no_self_overlap(op, "lse", o.lse);
+    for (int i = 0; i < 4; ++i) detail::check_disjoint(op, "lse", o.lse, nl, names[i], *views[i], counts[i]);
+  }
   for (int i = 0; i < (want_lse ? 5 : 4); ++i) detail::check_device(op, names[i], *views[i]);
 
   attention_call c;

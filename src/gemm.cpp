@@ -78,18 +78,17 @@ void gemm(const tensor_view& a, const tensor_view& b, const tensor_view& c, cons
     if (views[i]->dev.kind != c.dev.kind || views[i]->dev.index != c.dev.index)
       fail(op, "argument '", dev_names[i], "': on device ", device_name(views[i]->dev.kind), ":", views[i]->dev.index,
            ", expected the device of c (", device_name(c.dev.kind), ":", c.dev.index, ")");
+  for (int i = 0; i < 3; ++i) detail::check_backend(op, dev_names[i], *views[i]);
   if (M == 0 || N == 0 || batch == 0) return;  // nothing to write: a no-op, even with odd strides
 
   normalise_unit_stride("a", ma);
   normalise_unit_stride("b", mb);
   normalise_unit_stride("c", mc);
-  // C is written: its elements must not alias one another, nor A or B.
-  const bool c_row_major = mc.cs == 1;
-  if ((c_row_major ? (M > 1 && mc.rs < N) : (N > 1 && mc.cs < M)) || (batch > 1 && mc.bs == 0))
-    fail(op, "argument 'c': strides [", c.rank == 3 ? std::to_string(c.stride[0]) + ", " : "", mc.rs, ", ", mc.cs,
-         "] make elements of c overlap; expected a layout where each element has its own memory");
-  if (detail::views_overlap(c, nc, a, na)) fail(op, "argument 'c': overlaps the memory of 'a'; expected disjoint output");
-  if (detail::views_overlap(c, nc, b, nb)) fail(op, "argument 'c': overlaps the memory of 'b'; expected disjoint output");
+  // C is written: its elements must not alias one another (batch stride
+  // included), nor A or B.
+  detail::check_no_self_overlap(op, "c", c);
+  detail::check_disjoint(op, "c", c, nc, "a", a, na);
+  detail::check_disjoint(op, "c", c, nc, "b", b, nb);
   for (int i = 0; i < 3; ++i) detail::check_device(op, dev_names[i], *views[i]);
 
   gemm_call call;
