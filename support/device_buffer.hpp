@@ -7,6 +7,7 @@
 // naming the call.
 #pragma once
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 
 #include "tessel/tensor.hpp"
@@ -27,10 +28,19 @@ class device_buffer {
   void* data() const { return ptr_; }
   std::size_t bytes() const { return bytes_; }
   const device& where() const { return dev_; }
+  // Copies `bytes` at `offset`; 0 bytes is a no-op (null host pointers allowed),
+  // a range past the buffer throws std::out_of_range.
   void upload(const void* host, std::size_t bytes, std::size_t offset = 0);
   void download(void* host, std::size_t bytes, std::size_t offset = 0) const;
 
  private:
+  // False for an empty copy; throws std::out_of_range naming `what` for one past the end.
+  bool copy_fits(std::size_t bytes, std::size_t offset, const char* what) const {
+    if (offset > bytes_ || bytes > bytes_ - offset)
+      throw std::out_of_range(std::string("device_buffer::") + what + ": " + std::to_string(bytes) + " bytes at offset " +
+                              std::to_string(offset) + " exceed the buffer's " + std::to_string(bytes_));
+    return bytes != 0;
+  }
   device dev_;
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;

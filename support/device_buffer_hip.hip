@@ -1,4 +1,5 @@
 // support/device_buffer_hip — device_buffer on the hip device (host memory for host views).
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -38,6 +39,7 @@ void synchronize(const device& dev) {
 
 device_buffer::device_buffer(const device& dev, std::size_t bytes) : dev_(dev), bytes_(bytes) {
   if (dev.kind == device_kind::host) {
+    if (bytes > SIZE_MAX - 128) throw std::bad_alloc();  // the rounding below would wrap
     ptr_ = std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64);
     if (!ptr_) throw std::bad_alloc();
   } else {
@@ -48,11 +50,15 @@ device_buffer::~device_buffer() {
   if (dev_.kind == device_kind::host) std::free(ptr_);
   else (void)hipFree(ptr_);
 }
+// Empty copies return first: an empty host vector's data() may be null (memcpy
+// with a null pointer is undefined even for 0 bytes).
 void device_buffer::upload(const void* host, std::size_t bytes, std::size_t offset) {
+  if (!copy_fits(bytes, offset, "upload")) return;
   if (dev_.kind == device_kind::host) std::memcpy(static_cast<char*>(ptr_) + offset, host, bytes);
   else check(hipMemcpy(static_cast<char*>(ptr_) + offset, host, bytes, hipMemcpyHostToDevice), "hipMemcpy H2D");
 }
 void device_buffer::download(void* host, std::size_t bytes, std::size_t offset) const {
+  if (!copy_fits(bytes, offset, "download")) return;
   if (dev_.kind == device_kind::host) std::memcpy(host, static_cast<const char*>(ptr_) + offset, bytes);
   else check(hipMemcpy(host, static_cast<const char*>(ptr_) + offset, bytes, hipMemcpyDeviceToHost), "hipMemcpy D2H");
 }

@@ -7,11 +7,11 @@
 #include <oneapi/tbb/info.h>
 
 #include <cstdio>
-#include <fstream>
 #include <new>
 
 #include "bench_ops.hpp"
 #include "device_buffer.hpp"
+#include "output_file.hpp"
 #include "tessel/tessel.hpp"
 
 // TESSEL_TOOLS_VERSION and TESSEL_TOOLS_COMPILER come from tools/CMakeLists.txt.
@@ -51,7 +51,8 @@ const char details[] =
     "--dtype      input types to sweep (default fp32)\n"
     "--threads    CPU builds: thread counts to sweep for tessel and the peer (default: all cores)\n"
     "--repeat     timed rounds per contender (default 7); the table shows the median\n"
-    "--json       also write the rows and the machine description to FILE\n"
+    "--json       also write the rows and the machine description to FILE (checked before the run;\n"
+    "             replaced at the end, whole: written to a temporary beside it, then renamed)\n"
     "--tol        correctness check threshold on the relative error (default 1e-3)\n"
     "--rotate-mib input sets are rotated until they span this much memory (default 256)\n"
     "--min-sample-ms  calls are batched until one sample takes this long (default 1)\n"
@@ -101,8 +102,8 @@ int run(int argc, char** argv) {
     env.threads = {env.gpu ? 0 : all_threads};
   }
 
-  if (args.has("--json") && !std::ofstream(args.str("--json"), std::ios::trunc))
-    throw usage_error("'--json': cannot write '" + args.str("--json") + "'");
+  output_set outputs;  // checked now, replaced at the end (an existing file is untouched until then)
+  if (args.has("--json")) outputs.add("--json", args.str("--json"));
   const std::string dev_desc = support::device_description();
   std::printf("tessel-bench %s — tessel %s, backends: %s, device %s:%d: %s\n", op->name, TESSEL_TOOLS_VERSION,
               built_backends(), device_name(env.dev.kind), env.dev.index, dev_desc.c_str());
@@ -130,12 +131,9 @@ int run(int argc, char** argv) {
   report.add_meta("tol", env.tol);
 
   const int status = op->run(args, env);
-  if (args.has("--json")) {
-    std::string error;
-    if (!report.write_json(args.str("--json"), error)) {
-      std::fprintf(stderr, "tessel-bench: error: %s\n", error.c_str());
-      return 1;
-    }
+  if (outputs.has("--json")) {
+    outputs.write("--json", report.json());
+    outputs.commit();
     std::printf("wrote %s\n", args.str("--json").c_str());
   }
   if (status != 0) std::printf("some results FAILED their correctness check\n");

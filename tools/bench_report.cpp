@@ -113,21 +113,10 @@ void bench_report::end_progress() {
   std::fflush(stderr);
 }
 
-bool bench_report::write_json(const std::string& path, std::string& error) const {
-  std::ofstream f(path, std::ios::trunc);
-  if (!f) {
-    error = "cannot open '" + path + "' for writing";
-    return false;
-  }
-  f << "{\n  \"meta\": " << json_object(meta_, "  ") << ",\n  \"rows\": [";
-  for (std::size_t i = 0; i < rows_.size(); ++i) f << (i ? ",\n    " : "\n    ") << json_object(rows_[i], "    ");
-  f << (rows_.empty() ? "]\n}\n" : "\n  ]\n}\n");
-  f.close();
-  if (!f) {
-    error = "write error on '" + path + "'";
-    return false;
-  }
-  return true;
+std::string bench_report::json() const {
+  std::string out = "{\n  \"meta\": " + json_object(meta_, "  ") + ",\n  \"rows\": [";
+  for (std::size_t i = 0; i < rows_.size(); ++i) out += (i ? ",\n    " : "\n    ") + json_object(rows_[i], "    ");
+  return out + (rows_.empty() ? "]\n}\n" : "\n  ]\n}\n");
 }
 
 std::string cpu_model() {

@@ -3,9 +3,10 @@
 // Contract: an op declares its table columns (a key, a title, a printf
 // format for numbers) and adds rows of key -> value; add_row() prints the row
 // at once (so a long sweep shows results as they come) after clearing the
-// progress line, and keeps it for the JSON file. write_json() writes
+// progress line, and keeps it for the JSON file. json() is the file's text,
 //   {"meta": {key: value, ...}, "rows": [{key: value, ...}, ...]}
-// with every key of every row (also those not shown in the table). progress()
+// with every key of every row (also those not shown in the table); tessel-bench
+// writes it through output_file.hpp. progress()
 // writes a status line on stderr: rewritten in place on a terminal, one line
 // per call otherwise.
 #pragma once
@@ -49,8 +50,7 @@ class bench_report {
   void progress(const std::string& line, bool milestone = false);
   void end_progress();
 
-  // Returns false (and sets `error`) if the file cannot be written.
-  bool write_json(const std::string& path, std::string& error) const;
+  std::string json() const;
 
  private:
   std::string cell(const column& c, const record& r) const;

@@ -3,8 +3,11 @@
 // Contract: each takes the parsed words after its name, prints its report on
 // stdout, and returns the exit status: 0 within tolerance, 1 past it.
 // Problems with input files throw npy_error (or input_error for shapes and
-// options that conflict with the files); bad command lines throw usage_error;
-// main() turns those into a one-line message and exit 1 / exit 2.
+// options that conflict with the files), with output paths output_error
+// (checked before any input is read; see output_file.hpp); bad command lines
+// throw usage_error; main() turns those into a one-line message and exit 1 /
+// exit 2. Notes about the inputs (non-finite values, an unread C) are printed
+// with the report, after every input has been read and checked.
 #pragma once
 #include <stdexcept>
 #include <string>

@@ -14,9 +14,11 @@
 
 #include "check.hpp"
 #include "check_operand.hpp"
+#include "check_report.hpp"
 #include "device_buffer.hpp"
 #include "host_tensor.hpp"
 #include "npy.hpp"
+#include "output_file.hpp"
 #include "reference_attention.hpp"
 #include "tessel/tessel.hpp"
 
@@ -26,7 +28,7 @@ const std::vector<option_spec> check_attention_options = {
     {"--q", true},      {"--k", true},        {"--v", true},        {"--dtype", true},  {"--causal", false},
     {"--scale", true},  {"--out", true},      {"--lse", true},      {"--batch", true},  {"--q-len", true},
     {"--kv-len", true}, {"--heads", true},    {"--kv-heads", true}, {"--head-dim", true}, {"--seed", true},
-    {"--tol", true},    {"--lse-tol", true},  {"--threads", true}};
+    {"--tol", true},    {"--lse-tol", true},  {"--threads", true},  {"--allow-nonfinite", false}};
 
 namespace {
 
@@ -73,19 +75,14 @@ run_result run_on(const device& dev, const operand& q, const operand& k, const o
   return r;
 }
 
-// Max |x − r| over rows where r is finite; a row where exactly one of them is
-// -inf (or x is NaN/+inf) counts in `mismatched`.
-double lse_error(const std::vector<double>& ref, const std::vector<double>& x, std::size_t& mismatched) {
-  double e = 0;
-  mismatched = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    if (std::isinf(ref[i]) || !std::isfinite(x[i])) {
-      if (!(std::isinf(ref[i]) && std::isinf(x[i]) && x[i] < 0)) ++mismatched;
-      continue;
-    }
-    e = std::max(e, std::fabs(x[i] - ref[i]));
-  }
-  return mismatched ? INFINITY : e;
+// Max |x − r| over rows finite in both. A row that sees no key is -inf in
+// both; any other NaN/inf row counts in `mismatched` (the error is then inf),
+// unless allow_nonfinite, where NaN and +inf rows may match too.
+double lse_error(const std::vector<double>& ref, const std::vector<double>& x, bool allow_nonfinite,
+                 std::size_t& mismatched) {
+  const position_comparison c = compare_positions(ref, x);
+  mismatched = c.mismatched + (allow_nonfinite ? 0 : c.nan + c.pos_inf);
+  return mismatched && !allow_nonfinite ? INFINITY : c.max_abs;
 }
 
 }  // namespace
@@ -110,6 +107,10 @@ int check_attention(const parsed_args& args) {
     throw usage_error("--q, --k and --v go together");
   if (sizes && !args.has("--q-len")) throw usage_error("random inputs need --q-len");
   if (files && args.has("--seed")) throw usage_error("--seed applies to random inputs only");
+  const bool allow_nonfinite = args.flag("--allow-nonfinite");
+  output_set outputs;  // checked now, written at the end, all or none
+  if (args.has("--out")) outputs.add("--out", args.str("--out"));
+  if (args.has("--lse")) outputs.add("--lse", args.str("--lse"));
 
   operand q, k, v;
   std::uint64_t seed = 0;
@@ -125,8 +126,8 @@ int check_attention(const parsed_args& args) {
     if (H % Hk != 0)
       throw usage_error("'--kv-heads' " + std::to_string(Hk) + " must divide '--heads' " + std::to_string(H));
     if (D != 64 && D != 128) throw usage_error("'--head-dim' must be 64 or 128, got " + std::to_string(D));
-    if (B * std::max(Lq, Lk) * H * D > (std::int64_t(1) << 31))
-      throw input_error("sizes too large for a check (an operand over 2^31 elements)");
+    check_extent("--batch x --q-len x --heads x --head-dim", {B, Lq, H, D});
+    check_extent("--batch x --kv-len x --kv-heads x --head-dim", {B, Lk, Hk, D});
     seed = std::uint64_t(args.integer("--seed", std::int64_t(support::run_seed() & 0x7fffffff), 0,
                                       std::numeric_limits<std::int64_t>::max()));
     std::mt19937_64 rng(seed);
@@ -151,6 +152,9 @@ int check_attention(const parsed_args& args) {
     throw input_error(k.origin + ": its " + std::to_string(Hk) + " heads do not divide the " + std::to_string(H) +
                       " heads of " + q.origin + " (grouped-query attention needs heads % kv_heads == 0)");
 
+  check_extent(q.origin + ": Q " + shape_string(q.shape), {B, Lq, H, D});
+  check_extent(k.origin + ": K " + shape_string(k.shape), {B, Lk, Hk, D});
+
   const device dev = support::default_device();
   if (!support::device_available())
     throw input_error(std::string("this build's device (") + device_name(dev.kind) +
@@ -174,6 +178,7 @@ int check_attention(const parsed_args& args) {
               support::device_description().c_str(), cpu_isa());
   if (dev.kind == device_kind::host)
     std::printf("  (CPU-only build: the device run and the CPU run use the same backend)\n");
+  print_input_notes({&q, &k, &v}, allow_nonfinite);
   std::fflush(stdout);
 
   const run_result d = run_on(dev, q, k, v, t, causal, scale, threads);
@@ -183,35 +188,33 @@ int check_attention(const parsed_args& args) {
                                    bshd(k.data.data(), t, k.shape, device::host()),
                                    bshd(v.data.data(), t, v.shape, device::host()), causal, eff_scale);
 
-  const double e_dev = support::relative_error(ref.out, d.out), e_host = support::relative_error(ref.out, h.out),
-               e_dh = support::relative_error(h.out, d.out);
+  const result_errors e = compare_results(ref.out, d.out, h.out, allow_nonfinite);
   std::size_t bad_dev = 0, bad_host = 0;
-  const double l_dev = lse_error(ref.lse, d.lse, bad_dev), l_host = lse_error(ref.lse, h.lse, bad_host);
-  std::size_t nonfinite = 0;
-  for (double x : d.out) nonfinite += !std::isfinite(x);
-  std::printf("out: relative Frobenius error ||X - R||/||R|| (R = float64 attention of the rounded inputs):\n");
-  std::printf("  device %-8s vs float64   %s\n", dev_label.c_str(), format_error(e_dev).c_str());
-  std::printf("  cpu    %-8s vs float64   %s\n", "host", format_error(e_host).c_str());
-  std::printf("  device vs cpu              %s\n", format_error(e_dh).c_str());
-  if (nonfinite) std::printf("  device output has %zu non-finite values\n", nonfinite);
-  std::printf("lse: max |X - R| (natural log; rows that see no key must be -inf in both):\n");
+  const double l_dev = lse_error(ref.lse, d.lse, allow_nonfinite, bad_dev),
+               l_host = lse_error(ref.lse, h.lse, allow_nonfinite, bad_host);
+  std::printf("out: relative Frobenius error ||X - R||/||R|| (R = float64 attention of the rounded inputs)%s:\n",
+              allow_nonfinite ? ", over the elements finite in both" : "");
+  print_result_errors(e, dev_label);
+  std::printf("lse: max |X - R| (natural log; rows that see no key must be -inf in both%s):\n",
+              allow_nonfinite ? ", NaN/inf rows as float64's" : "");
   std::printf("  device %-8s vs float64   %s%s\n", dev_label.c_str(), format_error(l_dev).c_str(),
               bad_dev ? (" (" + std::to_string(bad_dev) + " rows -inf/NaN mismatched)").c_str() : "");
   std::printf("  cpu    %-8s vs float64   %s%s\n", "host", format_error(l_host).c_str(),
               bad_host ? (" (" + std::to_string(bad_host) + " rows -inf/NaN mismatched)").c_str() : "");
-  const bool ok = e_dev <= tol && e_host <= tol && e_dh <= tol && l_dev <= lse_tol && l_host <= lse_tol;
+  const bool ok = e.within(tol) && bad_dev == 0 && bad_host == 0 && l_dev <= lse_tol && l_host <= lse_tol;
   std::printf("tolerance out %.1e, lse %.1e: %s\n", tol, lse_tol, ok ? "ok" : "FAIL");
-  if (args.has("--out")) {
-    write_npy(args.str("--out"), npy_type::f32, q.shape, std::vector<float>(d.out.begin(), d.out.end()));
+  const shape_t ls{B, H, Lq};
+  if (outputs.has("--out"))
+    outputs.write("--out", npy_image(npy_type::f32, q.shape, std::vector<float>(d.out.begin(), d.out.end())));
+  if (outputs.has("--lse"))
+    outputs.write("--lse", npy_image(npy_type::f32, ls, std::vector<float>(d.lse.begin(), d.lse.end())));
+  outputs.commit();
+  if (outputs.has("--out"))
     std::printf("wrote %s: float32 %s (the device's output)\n", args.str("--out").c_str(),
                 shape_string(q.shape).c_str());
-  }
-  if (args.has("--lse")) {
-    const shape_t ls{B, H, Lq};
-    write_npy(args.str("--lse"), npy_type::f32, ls, std::vector<float>(d.lse.begin(), d.lse.end()));
+  if (outputs.has("--lse"))
     std::printf("wrote %s: float32 %s (the device's log-sum-exp)\n", args.str("--lse").c_str(),
                 shape_string(ls).c_str());
-  }
   return ok ? 0 : 1;
 }
 

@@ -8,9 +8,11 @@
 
 #include "check.hpp"
 #include "check_operand.hpp"
+#include "check_report.hpp"
 #include "device_buffer.hpp"
 #include "host_tensor.hpp"
 #include "npy.hpp"
+#include "output_file.hpp"
 #include "tessel/tessel.hpp"
 
 namespace tessel::tools {
@@ -19,7 +21,7 @@ const std::vector<option_spec> check_gemm_options = {
     {"--a", true},     {"--b", true},     {"--c", true},       {"--alpha", true},   {"--beta", true},
     {"--trans-a", false}, {"--trans-b", false}, {"--dtype", true}, {"--out", true}, {"--m", true},
     {"--n", true},     {"--k", true},     {"--batch", true},   {"--seed", true},    {"--tol", true},
-    {"--threads", true}};
+    {"--threads", true}, {"--allow-nonfinite", false}};
 
 namespace {
 
@@ -95,6 +97,9 @@ int check_gemm(const parsed_args& args) {
   if (sizes && args.has("--c")) throw usage_error("--c needs --a/--b files (random mode draws C itself)");
   if (files && opt.beta != 0.0f && !args.has("--c")) throw usage_error("--beta is not 0 but no --c file was given");
   if (files && args.has("--seed")) throw usage_error("--seed applies to random inputs only");
+  const bool allow_nonfinite = args.flag("--allow-nonfinite");
+  output_set outputs;  // checked now, written at the end
+  if (args.has("--out")) outputs.add("--out", args.str("--out"));
 
   operand a, b, c;
   bool have_c = false;
@@ -105,17 +110,14 @@ int check_gemm(const parsed_args& args) {
     if (args.has("--c")) {
       c = from_file(args.str("--c"), dtype::f32, "C");
       have_c = true;
-      if (opt.beta == 0.0f)
-        std::fprintf(stderr, "tessel-check: note: beta = 0, so %s is not read (pass --beta to use it)\n",
-                     c.origin.c_str());
     }
   } else {
     constexpr std::int64_t lim = 1 << 20;
     const std::int64_t M = args.integer("--m", 0, 0, lim), N = args.integer("--n", 0, 0, lim),
                        K = args.integer("--k", 0, 0, lim), Z = args.integer("--batch", 0, 1, 4096);
-    for (std::int64_t elems : {M * K, K * N, M * N})
-      if (std::max<std::int64_t>(Z, 1) * elems > (std::int64_t(1) << 31))
-        throw input_error("sizes too large for a check (an operand over 2^31 elements)");
+    check_extent("--batch x --m x --k", {Z, M, K});
+    check_extent("--batch x --k x --n", {Z, K, N});
+    check_extent("--batch x --m x --n", {Z, M, N});
     seed = std::uint64_t(args.integer("--seed", std::int64_t(support::run_seed() & 0x7fffffff), 0,
                                       std::numeric_limits<std::int64_t>::max()));
     std::mt19937_64 rng(seed);
@@ -141,12 +143,15 @@ int check_gemm(const parsed_args& args) {
     throw input_error(b.origin + ": batch " + std::to_string(batch(b)) + " does not match batch " +
                       std::to_string(batch(a)) + " of " + a.origin + " (expected equal, or one of them 1)");
   const bool batched = a.shape.size() == 3 || b.shape.size() == 3;
-  const std::int64_t Z = std::max(batch(a), batch(b));
+  const std::int64_t Z = batch(a) == 1 ? batch(b) : batch(a);  // a batch of 1 broadcasts (also against 0)
   const shape_t out_shape = batched ? shape_t{Z, M, N} : shape_t{M, N};
   if (have_c && c.shape != out_shape)
     throw input_error(c.origin + ": C has shape " + shape_string(c.shape) + ", expected " + shape_string(out_shape) +
                       " (M from A, N from B" + (batched ? ", batch from A/B)" : ")"));
-  if (have_c && opt.beta == 0.0f) have_c = false;  // C is not read: the output starts poisoned instead
+  check_extent("the output " + shape_string(out_shape) + " (from " + a.origin + " and " + b.origin + ")",
+               {Z, M, N});
+  const bool c_unread = have_c && opt.beta == 0.0f;
+  if (c_unread) have_c = false;  // C is not read: the output starts poisoned instead
 
   const device dev = support::default_device();
   if (!support::device_available())
@@ -161,6 +166,8 @@ int check_gemm(const parsed_args& args) {
               files ? "" : (", random inputs in [-1, 1), seed " + std::to_string(seed)).c_str());
   std::printf("  A: %s\n  B: %s\n", describe(a, t).c_str(), describe(b, t).c_str());
   if (have_c) std::printf("  C: %s\n", describe(c, dtype::f32).c_str());
+  if (c_unread) std::printf("  note: beta = 0, so %s is not read (pass --beta to use it)\n", c.origin.c_str());
+  print_input_notes({&a, &b, have_c ? &c : nullptr}, allow_nonfinite);
   const std::string dev_label = std::string(device_name(dev.kind)) + ":" + std::to_string(dev.index);
   std::printf("  backends: %s; device %s (%s); cpu isa %s\n", built_backends(), dev_label.c_str(),
               support::device_description().c_str(), cpu_isa());
@@ -179,19 +186,16 @@ int check_gemm(const parsed_args& args) {
   const tensor_view cv = have_c ? host_view(c, dtype::f32) : view_of(dummy.data(), dtype::f32, out_shape, device::host());
   const std::vector<double> ref = support::reference_gemm(host_view(a, t), host_view(b, t), cv, opt);
 
-  const double e_dev = support::relative_error(ref, d), e_host = support::relative_error(ref, h),
-               e_dh = support::relative_error(h, d);
-  std::size_t nonfinite = 0;
-  for (float v : dev_out) nonfinite += !std::isfinite(v);
-  std::printf("relative Frobenius error ||X - R||/||R|| (R = float64 product of the rounded inputs):\n");
-  std::printf("  device %-8s vs float64   %s\n", dev_label.c_str(), format_error(e_dev).c_str());
-  std::printf("  cpu    %-8s vs float64   %s\n", "host", format_error(e_host).c_str());
-  std::printf("  device vs cpu              %s\n", format_error(e_dh).c_str());
-  if (nonfinite) std::printf("  device output has %zu non-finite values\n", nonfinite);
-  const bool ok = e_dev <= tol && e_host <= tol && e_dh <= tol;
-  std::printf("tolerance %.1e: %s\n", tol, ok ? "ok" : "FAIL");
-  if (args.has("--out")) {
-    write_npy(args.str("--out"), npy_type::f32, out_shape, dev_out);
+  const result_errors e = compare_results(ref, d, h, allow_nonfinite);
+  std::printf("relative Frobenius error ||X - R||/||R|| (R = float64 product of the rounded inputs)%s:\n",
+              allow_nonfinite ? ", over the elements finite in both" : "");
+  print_result_errors(e, dev_label);
+  const bool ok = e.within(tol);
+  std::printf("tolerance %.1e%s: %s\n", tol, allow_nonfinite ? ", NaN/inf positions as float64's" : "",
+              ok ? "ok" : "FAIL");
+  if (outputs.has("--out")) {
+    outputs.write("--out", npy_image(npy_type::f32, out_shape, dev_out));
+    outputs.commit();
     std::printf("wrote %s: float32 %s (the device's output)\n", args.str("--out").c_str(),
                 shape_string(out_shape).c_str());
   }

@@ -1,8 +1,8 @@
 // tools/check_main.cpp — tessel-check: check tessel's results from the command line.
 //
-// Exit status: 0 within tolerance, 1 past it or a problem with the inputs (one
-// line on stderr naming the file and the problem), 2 a bad command line (the
-// message and the usage text on stderr).
+// Exit status: 0 within tolerance, 1 past it or a problem with the inputs or
+// an output path (one line on stderr naming the file and the problem), 2 a bad
+// command line (the message and the usage text on stderr).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -18,11 +18,11 @@ namespace {
 const char synopsis[] =
     "usage:\n"
     "  tessel-check gemm --a A.npy --b B.npy [--c C.npy --alpha X --beta Y] [--trans-a] [--trans-b]\n"
-    "                    [--dtype fp32|fp16|bf16] [--out D.npy] [--tol T] [--threads N]\n"
+    "                    [--dtype fp32|fp16|bf16] [--out D.npy] [--tol T] [--threads N] [--allow-nonfinite]\n"
     "  tessel-check gemm --m M --n N --k K [--batch Z] [--alpha X --beta Y] [--trans-a] [--trans-b]\n"
     "                    [--dtype fp32|fp16|bf16] [--seed S] [--out D.npy] [--tol T] [--threads N]\n"
     "  tessel-check attention --q Q.npy --k K.npy --v V.npy [--dtype fp32|fp16|bf16] [--causal] [--scale S]\n"
-    "                    [--out O.npy] [--lse L.npy] [--tol T] [--lse-tol T] [--threads N]\n"
+    "                    [--out O.npy] [--lse L.npy] [--tol T] [--lse-tol T] [--threads N] [--allow-nonfinite]\n"
     "  tessel-check attention --q-len L [--kv-len L] [--batch B] [--heads H] [--kv-heads H] [--head-dim 64|128]\n"
     "                    [--dtype ...] [--causal] [--scale S] [--seed S] [--out O.npy] [--lse L.npy] [--tol T] ...\n"
     "  tessel-check compare X.npy Y.npy [--tol T]\n";
@@ -46,10 +46,18 @@ const char details[] =
     "  inputs and device vs CPU (exit 1 above --tol: default bf16 1e-2, fp16 2e-3, fp32 1e-5), and the\n"
     "  log-sum-exp's max abs error (exit 1 above --lse-tol, default 1e-3). --out writes the device's O\n"
     "  (float32 [batch, q_len, heads, head_dim]), --lse its LSE (float32 [batch, heads, q_len]).\n"
+    "--allow-nonfinite (gemm, attention): inputs with NaN or inf. Without it any NaN/inf in a result makes\n"
+    "  its error inf (FAIL). With it the NaN, +inf and -inf positions of the device's and the CPU's results\n"
+    "  must be those of the float64 reference (mismatched positions are counted and printed), and the\n"
+    "  errors are taken over the elements finite in both.\n"
+    "outputs (--out, --lse): checked before any work (folder exists, not a device or folder, a file can be\n"
+    "  created beside it); each written to a temporary file in the same folder, fsync'd, and renamed over\n"
+    "  the target only once all are written: an existing file is replaced whole or left as it was.\n"
+    "inputs: regular .npy files only; a FIFO, a device or a folder is refused (one line, exit 1).\n"
     "compare: prints ||X - Y||_F / ||Y||_F (||X||_F if Y is zero; inf if either holds NaN/inf) and\n"
     "  exits 1 if it exceeds --tol (default 1e-2: enough for bf16-rounded inputs against a float32\n"
     "  reference; use 1e-5 or so to compare float32 results). Shapes must be equal.\n"
-    "exit status: 0 ok, 1 past tolerance or bad input file, 2 bad command line.\n";
+    "exit status: 0 ok, 1 past tolerance, bad input file or output path, 2 bad command line.\n";
 
 int compare(const parsed_args& args) {
   if (args.positional.size() != 2)

@@ -110,6 +110,7 @@ std::vector<std::string> split(const std::string& word, char sep, const std::str
 }
 
 int report_failure(const char* tool) {
+  std::fflush(stdout);  // the report so far, then the error after it
   try {
     throw;
   } catch (const tessel::Error& e) {

@@ -1,14 +1,17 @@
 // tools/npy.cpp — the .npy reader and writer (see npy.hpp for the contract).
 #include "npy.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <sstream>
 
+#include "output_file.hpp"
 #include "tessel/core/element.hpp"
 
 namespace tessel::tools {
@@ -252,6 +255,53 @@ npy_array make_array(const header& h) {
   return a;
 }
 
+// An input file, opened without blocking (a FIFO with no writer would block a
+// plain open) and refused unless it is a regular file: a device such as
+// /dev/zero, a FIFO or a socket has no size to check a header against.
+class npy_file {
+ public:
+  explicit npy_file(const std::string& path) : path_(path) {
+    fd_.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd_.fd < 0) fail(path_, std::string("cannot open for reading: ") + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd_.fd, &st) != 0) fail(path_, std::string("cannot examine: ") + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) fail(path_, "is a directory, not a .npy file");
+    if (!S_ISREG(st.st_mode))
+      fail(path_, std::string("is not a regular file (") + special_file_kind(st.st_mode) + "), not a .npy file");
+    size_ = std::size_t(st.st_size);
+  }
+
+  std::size_t size() const { return size_; }
+  void seek(std::size_t offset) { offset_ = offset; }
+  // Reads exactly n bytes at the current offset; `what` names the part for messages.
+  void read(unsigned char* out, std::size_t n, const char* what) {
+    while (n > 0) {
+      const ssize_t r = ::pread(fd_.fd, out, n, off_t(offset_));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) fail(path_, std::string("read error in ") + what + ": " + std::strerror(errno));
+      if (r == 0) fail(path_, std::string("read error in ") + what + " (the file shrank while being read)");
+      out += r;
+      n -= std::size_t(r);
+      offset_ += std::size_t(r);
+    }
+  }
+
+ private:
+  struct descriptor {  // closed also when the constructor throws
+    int fd = -1;
+    descriptor() = default;
+    descriptor(const descriptor&) = delete;
+    descriptor& operator=(const descriptor&) = delete;
+    ~descriptor() {
+      if (fd >= 0) ::close(fd);
+    }
+  };
+  std::string path_;
+  descriptor fd_;
+  std::size_t size_ = 0;
+  std::size_t offset_ = 0;
+};
+
 }  // namespace
 
 std::string shape_string(const std::vector<std::int64_t>& shape) {
@@ -275,25 +325,17 @@ npy_array parse_npy(const unsigned char* data, std::size_t size, const std::stri
 }
 
 npy_array read_npy(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) fail(path, "is a directory, not a .npy file");
-  std::ifstream f(path, std::ios::binary);
-  if (!f) fail(path, std::string("cannot open for reading: ") + std::strerror(errno));
-  f.seekg(0, std::ios::end);
-  const std::streamoff end = f.tellg();
-  f.seekg(0, std::ios::beg);
-  if (end < 0 || !f) fail(path, "cannot determine the file size (not a regular file?)");
-  const std::size_t size = std::size_t(end);
-
+  npy_file f(path);
+  const std::size_t size = f.size();
   unsigned char pre[12] = {};
   const std::size_t avail = std::min<std::size_t>(size, sizeof pre);
-  if (!f.read(reinterpret_cast<char*>(pre), std::streamsize(avail))) fail(path, "read error in the preamble");
+  f.read(pre, avail, "the preamble");
   header h;
   std::size_t header_len = 0;
   parse_preamble(pre, avail, size, path, h, header_len);
   std::string text(header_len, '\0');
-  f.seekg(std::streamoff(h.data_offset - header_len), std::ios::beg);
-  if (!f.read(text.data(), std::streamsize(header_len))) fail(path, "read error in the header");
+  f.seek(h.data_offset - header_len);
+  f.read(reinterpret_cast<unsigned char*>(text.data()), header_len, "the header");
   parse_header_text(text, size, path, h);
 
   npy_array a = make_array(h);
@@ -301,8 +343,7 @@ npy_array read_npy(const std::string& path) {
   std::vector<unsigned char> chunk(std::min<std::size_t>(h.data_bytes, std::size_t(1) << 20));
   for (std::size_t done = 0; done < a.values.size();) {
     const std::size_t n = std::min(a.values.size() - done, chunk.size() / elem);
-    if (!f.read(reinterpret_cast<char*>(chunk.data()), std::streamsize(n * elem)))
-      fail(path, "read error in the data (file shrank while reading?)");
+    f.read(chunk.data(), n * elem, "the data");
     decode(h.type, chunk.data(), n, a.values.data() + done);
     done += n;
   }
@@ -358,12 +399,7 @@ std::string npy_image(npy_type type, const std::vector<std::int64_t>& shape, con
 
 void write_npy(const std::string& path, npy_type type, const std::vector<std::int64_t>& shape,
                const std::vector<float>& values) {
-  const std::string img = npy_image(type, shape, values);
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) fail(path, std::string("cannot open for writing: ") + std::strerror(errno));
-  f.write(img.data(), std::streamsize(img.size()));
-  f.close();
-  if (!f) fail(path, "write error");
+  write_file_atomically(path, npy_image(type, shape, values));
 }
 
 }  // namespace tessel::tools

@@ -9,7 +9,11 @@
 // '>f4', '<i4', '|f4', structured), a data size that differs from the file
 // size — throws npy_error, whose what() is one line naming the file and the
 // problem. No allocation is made before the declared data size has been checked
-// against the bytes the file actually holds.
+// against the bytes the file actually holds. read_npy() reads regular files
+// only: a folder, a FIFO, a socket or a device (/dev/zero) is refused with
+// "is not a regular file (a FIFO)" and the like, without blocking (the file is
+// opened O_NONBLOCK and examined with fstat before anything is read); an
+// empty regular file is "empty file".
 //
 // write_npy() writes format 1.0 (2.0 if the header would not fit), little
 // endian, C order, header padded to a multiple of 64 bytes as numpy does.
@@ -48,7 +52,8 @@ npy_array read_npy(const std::string& path);
 // The .npy image of `values` (C order) with `shape`, stored as `type`
 // (fp16 rounds to nearest even).
 std::string npy_image(npy_type type, const std::vector<std::int64_t>& shape, const std::vector<float>& values);
-// Writes npy_image(...) to `path`; throws npy_error naming the path on failure.
+// Writes npy_image(...) to `path` through output_file.hpp (replaced whole or
+// left as it was); throws output_error naming the path on failure.
 void write_npy(const std::string& path, npy_type type, const std::vector<std::int64_t>& shape,
                const std::vector<float>& values);
 

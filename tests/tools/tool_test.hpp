@@ -39,9 +39,24 @@ class tool_test : public ::testing::Test {
     std::ofstream(path(name), std::ios::binary) << bytes;
   }
 
-  result run(const std::string& exe, const std::string& args) const {
+  std::string read_bytes(const std::string& name) const {
+    std::ifstream f(path(name), std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+  }
+  // Files in the scratch folder whose names start with '.': left-over temporaries of output_file.hpp.
+  std::vector<std::string> hidden_files() const {
+    std::vector<std::string> out;
+    for (const auto& e : std::filesystem::directory_iterator(dir_))
+      if (e.path().filename().string().rfind('.', 0) == 0) out.push_back(e.path().filename().string());
+    return out;
+  }
+
+  // `shell` runs before the tool in the same shell (e.g. "ulimit -f 8;"); the tool is exec'd.
+  result run(const std::string& exe, const std::string& args, const std::string& shell = "") const {
     const std::string out = path("output.txt");
-    const std::string cmd = "'" + exe + "' " + args + " > '" + out + "' 2>&1";
+    const std::string cmd = shell + " exec '" + exe + "' " + args + " > '" + out + "' 2>&1";
     const int raw = std::system(cmd.c_str());
     result r;
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + (WIFSIGNALED(raw) ? WTERMSIG(raw) : 0);
