@@ -10,7 +10,11 @@
 //
 // Causal masking is aligned at the bottom right, as in FlashAttention 2: query
 // i sees keys j <= i + (kv_len - q_len). A query row that sees no key (possible
-// when q_len > kv_len) is written as zeros, with LSE = -inf — never NaN.
+// when q_len > kv_len), or only keys whose scores are -inf, is written as
+// zeros, with LSE = -inf — never NaN. NaN in q, or in a k row the query sees
+// (or an infinite score), makes that row's out and LSE NaN; NaN / Inf in v
+// reach the columns of the rows that see the key (and, under the causal mask,
+// possibly rows of the same KV tile that do not: 0·NaN in P·V; README).
 //
 // Inputs bf16 or fp16 (and fp32 on the CPU); all softmax arithmetic is fp32;
 // out has the input type. head_dim 64 or 128. Optionally writes the per-row
@@ -26,7 +30,8 @@ struct attention_options {
   bool causal = false;
   // Softmax scale, > 0; 0 (the default) means 1 / sqrt(head_dim).
   float scale = 0.0f;
-  // If lse.data is set: fp32 [batch, heads, q_len] (any strides), written.
+  // If lse.data is set: fp32 [batch, heads, q_len], written: any strides under
+  // which no two elements overlap, nor overlap q, k, v or out (api/tensor.hpp).
   tensor_view lse{};
 };
 

@@ -6,9 +6,12 @@
 // dimension (rank 3) the product is done per batch entry, and an operand whose
 // batch extent is 1 (or whose batch stride is 0) is shared by all entries.
 // Each matrix may be row- or column-major: one of its two strides must be 1.
+// C must not overlap itself (batch stride included), A or B (api/tensor.hpp).
 // Inputs fp32, fp16 or bf16 (A and B of the same type); accumulation is fp32;
 // C is of the input type or fp32. M, N, K >= 0: K = 0 gives C = beta·C, M or
-// N = 0 does nothing. beta = 0 never reads C (NaN in C does not propagate).
+// N = 0 does nothing. beta = 0 never reads C (NaN in C does not propagate);
+// NaN and ±Inf in A, B (and C when beta != 0) propagate as IEEE arithmetic does
+// (Inf·0 is NaN; alpha = 0 still forms A·B).
 // All operands must be on one device; the op runs on that device's backend.
 #pragma once
 #include "tessel/error.hpp"

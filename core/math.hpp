@@ -27,6 +27,11 @@ struct plus {
 struct multiply {
   TESSEL_HOST_DEVICE float operator()(float a, float b) const { return a * b; }
 };
+// a · b, but exactly 0 when b is 0, whatever a holds (0 · NaN and 0 · Inf
+// would be NaN): attention's 1 / l for a row that saw no key.
+struct multiply_or_zero {
+  TESSEL_HOST_DEVICE float operator()(float a, float b) const { return b == 0.0f ? 0.0f : a * b; }
+};
 // exp2(x·scale − m), x·scale − m as one fused multiply-add: the softmax
 // numerator of a raw score x against a running row maximum m already scaled
 // (scale > 0, so the row maximum of raw scores is the maximum of scaled ones).

@@ -137,6 +137,16 @@ std::vector<attention_case> non_finite_cases(dtype type) {
          {'v', 0, 9, 0, 20, inf_value}},
         causal);
   }
+  // Causal with q_len > kv_len: rows 0..59 see no key and stay zeros, though
+  // 0·NaN is NaN in their P·V; rows 60.. see key 0 and its NaN.
+  {
+    attention_case c = base;
+    c.q_len = 100;
+    c.kv_len = 40;
+    c.causal = true;
+    c.pokes = {{'v', 0, 0, 0, 7, nan_value}, {'v', 0, 0, 0, 8, inf_value}};
+    out.push_back(c);
+  }
   // −Inf in dimension 2 of every key: rows with q[·][2] > 0 see only −Inf scores
   // (no key: zeros, LSE −Inf), rows with q[·][2] < 0 only +Inf (NaN).
   std::vector<attention_poke> minus;

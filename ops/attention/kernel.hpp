@@ -247,15 +247,16 @@ template <class P, class T, int D> struct attention_kernel {
   template <class Ctx>
   TESSEL_DEVICE static void finish(Ctx& ctx, const problem& p, int b, int head, int qrow0, const gmatrix<T>& gout,
                                    o_tile& o, const row_stats& rows) {
-    // l = 0: the row saw no key, or only −inf scores (zeros, LSE = −inf); a
-    // NaN l (a NaN or +inf score) makes the row and its LSE NaN.
+    // l = 0: the row saw no key, or only −inf scores: zeros (even where a
+    // hidden NaN or Inf in v made 0·v NaN in P·V), LSE = −inf. A NaN l (a NaN
+    // or +inf score) makes the row and its LSE NaN.
     col_vector<o_tile> inv;
     TESSEL_UNROLL for (int i = 0; i < o_tile::tiles_r; ++i)
       TESSEL_UNROLL for (int v = 0; v < o_tile::values; ++v) {
         const float l = rows.l.value[i][v] - rows.l_lost.value[i][v];
         inv.value[i][v] = l == 0.0f ? 0.0f : 1.0f / l;
       }
-    P::broadcast_rows(o, inv, multiply{});
+    P::broadcast_rows(o, inv, multiply_or_zero{});
     P::store(ctx, gout, o, qrow0, 0, 1.0f, 0.0f);
     if (p.lse == nullptr) return;
     const int lane = ctx.lane();
