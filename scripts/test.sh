@@ -8,20 +8,27 @@
 #      GPU the device cases report themselves skipped, the host cases run.
 #   3. HIP backend: build (gfx90a + gfx940) and run the suite, including the
 #      ISA checks of the built kernels; device cases skip (no AMD GPU).
-# Set TESSEL_TEST_BACKENDS="cpu cuda hip" (default) to choose; TESSEL_SEED to replay.
+#   4. cpu-sanitize: the CPU backend again, every target built with
+#      -fsanitize=address,undefined (errors fatal), the whole suite run under
+#      AddressSanitizer, LeakSanitizer and UBSan, the install/consumer test too.
+# Set TESSEL_TEST_BACKENDS="cpu cuda hip cpu-sanitize" (default) to choose; TESSEL_SEED to replay.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-backends=${TESSEL_TEST_BACKENDS:-cpu cuda hip}
+backends=${TESSEL_TEST_BACKENDS:-cpu cuda hip cpu-sanitize}
 jobs=${TESSEL_JOBS:-$(nproc)}
 [ -d /usr/local/cuda/bin ] && export PATH="$PATH:/usr/local/cuda/bin"
-bash scripts/deps.sh $backends || exit 1
+bash scripts/deps.sh $(echo "$backends" | sed 's/cpu-sanitize/cpu/g') || exit 1
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 passed=0 failed=0 status=0
 for b in $backends; do
   dir=build-test-$b
+  backend=$b flags=(-DCMAKE_BUILD_TYPE=Release)
+  [ "$b" = cpu-sanitize ] && backend=cpu flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSEL_SANITIZE=address,undefined)
   echo "=== tessel: $b backend: configure + build ($dir)"
   mkdir -p "$dir"; start=$(date +%s)
-  if ! cmake -S . -B "$dir" -DBACKEND="$b" -DCMAKE_BUILD_TYPE=Release >"$dir/configure.log" 2>&1; then
+  if ! cmake -S . -B "$dir" -DBACKEND="$backend" "${flags[@]}" >"$dir/configure.log" 2>&1; then
     cat "$dir/configure.log"; echo "=== tessel: $b: configure FAILED"; status=1; failed=$((failed + 1)); continue
   fi
   if ! cmake --build "$dir" -j "$jobs" >"$dir/build.log" 2>&1; then
@@ -31,6 +38,9 @@ for b in $backends; do
   if (cd "$dir" && ctest --output-on-failure -j "$jobs") >"$dir/test.log" 2>&1; then :; else status=1; fi
   grep -E "tests passed|Test +#|TESSEL_SEED" "$dir/test.log" | grep -v "^$" | sed 's/^/    /' | tail -40
   grep -q "tests failed out of" "$dir/test.log" || { echo "=== tessel: $b: ctest produced no summary"; status=1; }
+  if [ "$b" = cpu-sanitize ] && ! "$dir/tests/tessel_tests" --gtest_list_tests | grep -q "built with AddressSanitizer"; then
+    echo "=== tessel: $b: the tests were not built with the sanitizers"; status=1
+  fi
   read -r p f < <(awk '/tests passed, .* tests failed out of/ {tot=$NF; fl=$4} END {print tot-fl, fl}' "$dir/test.log")
   passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))
   [ "${f:-0}" = 0 ] || { grep -B2 -A30 "FAILED\|Failed" "$dir/test.log" | head -120; }

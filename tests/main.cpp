@@ -9,6 +9,9 @@
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
+#if defined(__SANITIZE_ADDRESS__)
+  std::printf("[ tessel   ] built with AddressSanitizer\n");  // scripts/test.sh's cpu-sanitize step looks for this line
+#endif
   std::printf("[ tessel   ] TESSEL_SEED=%llu (set it to replay), backends: %s, cpu isa: %s, device: %s\n",
               static_cast<unsigned long long>(tessel::support::run_seed()), tessel::built_backends(),
               tessel::cpu_isa(), tessel::support::device_description().c_str());
