@@ -3,12 +3,14 @@
 //   large logits: the online rescaling must give exactly 1 while a row's maximum
 //     stands still, so the error must not grow with the logits' size nor with the
 //     number of KV tiles (kv_len up to 32k): within 2× of the same path's error
-//     at logits ~1, and under the dtype's fixed tolerance;
+//     at logits ~1 (plus, on 16-bit P, the bounded bias of p_rounding_bias), and
+//     under the dtype's fixed tolerance;
 //   NaN and ±Inf in q, k and v: out and LSE NaN / ±Inf exactly where the float64
 //     reference has them (a row whose visible scores are all −Inf is a row without
 //     keys: zeros, LSE = −Inf), the finite elements correct.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -80,6 +82,20 @@ std::vector<logit_scenario> logit_scenarios() {
   };
 }
 
+// Where P is rounded to a 16-bit type for P·V (the GPU paths) while the row sum
+// l adds the unrounded values (as FlashAttention does), equal scores leave one
+// error that is not the rescaling's: every p is 2^δ, δ the rounding error of
+// c·max (at most half an ulp of c·max, c·max = logit·log2 e here), and all are
+// rounded alike, so out is biased by at most min(u, 2^δ − 1), u the unit
+// roundoff of P's type. Below logits ~1e4 that is under 4e-4; this allowance
+// says where it is not (and is 0 on the CPU, whose P stays fp32).
+double p_rounding_bias(const attention_case& c) {
+  if (support::default_device().kind == device_kind::host || c.inputs != attention_inputs::equal_scores) return 0;
+  const double u = std::ldexp(1.0, c.type == dtype::bf16 ? -8 : -11);
+  const double half_ulp = std::ldexp(1.0, std::ilogb(c.logit * 1.4426950408889634) - 24);
+  return std::min(u, std::exp2(half_ulp) - 1);
+}
+
 TEST(AttentionLargeLogits, ErrorDoesNotGrowWithLogitsOrTiles) {
   if (!support::device_available()) GTEST_SKIP() << "no " << support::device_description();
   const std::vector<target> where = targets();
@@ -98,12 +114,13 @@ TEST(AttentionLargeLogits, ErrorDoesNotGrowWithLogitsOrTiles) {
         const attention_prepared data = prepare_attention(c, seed);
         for (std::size_t t = 0; t < where.size(); ++t) {
           const attention_outcome r = run_on(where[t], data);
-          std::printf("[ info     ] %s, %s: error %.3g (%.3g at logit 1), lse %.3g\n", where[t].name.c_str(),
-                      c.name().c_str(), r.error, at_one[t], r.lse_error);
+          const double bias = p_rounding_bias(c);
+          std::printf("[ info     ] %s, %s: error %.3g (%.3g at logit 1, P rounding bias <= %.2g), lse %.3g\n",
+                      where[t].name.c_str(), c.name().c_str(), r.error, at_one[t], bias, r.lse_error);
           expect_good(c, r, seed);
-          EXPECT_LE(r.error, 2 * at_one[t]) << where[t].name << ", " << c.name() << ": error " << r.error
-                                            << " at logit " << logit << " vs " << at_one[t] << " at logit 1 (seed "
-                                            << seed << ")";
+          EXPECT_LE(r.error, 2 * at_one[t] + bias) << where[t].name << ", " << c.name() << ": error " << r.error
+                                                   << " at logit " << logit << " vs " << at_one[t]
+                                                   << " at logit 1 (seed " << seed << ")";
         }
       }
     }

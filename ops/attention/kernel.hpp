@@ -5,14 +5,14 @@
 // past in BKV-row tiles through a ring of `stages` shared tiles. Per tile:
 //   S = Q·Kᵀ (raw; masked: keys past kv_len, and the causal triangle aligned
 //       bottom-right, to −inf), c = scale·log2(e)
-//   m' = max(m, c·rowmax S);  P = exp2(c·S − m');  l = l·exp2(m − m') + rowsum P
-//   O = O·exp2(m − m') + P·V    (P as an A operand: in registers, or via shared memory)
-// with m the running maximum of the scaled scores, and at the end O /= l,
-// LSE = ln2·(m + log2 l). A row that saw no key (or only −inf scores) keeps
-// m = −inf, l = 0 and is written as zeros with LSE = −inf; a NaN score (NaN in
-// q or k, or an infinite score) makes the row's out and LSE NaN. The scale
-// rides in the exp2's fused multiply-add (exp2_of_difference), not in a pass
-// over S; the rescale exp2(m − m') is exactly 1 while the maximum stands still.
+//   m' = max(m, rowmax S);  b' = c·m';  P = exp2(c·S − b');  l = l·exp2(b − b') + rowsum P
+//   O = O·exp2(b − b') + P·V    (P as an A operand: in registers, or via shared memory)
+// with b = c·m kept as rounded, and at the end O /= l, LSE = ln2·(b + log2 l).
+// A row that saw no key (or only −inf scores) keeps m = −inf, l = 0 and is
+// written as zeros with LSE = −inf; a NaN score (NaN in q or k, or an infinite
+// score) makes the row's out and LSE NaN. The scale rides in the exp2's fused
+// multiply-add (exp2_of_difference), not in a pass over S; the rescale
+// exp2(b − b') is exactly 1 while the maximum stands still.
 //
 //   P::attention_config<T, D>: atom, smem_type, BQ, BKV, warps, stages,
 //     layout_q (BQ×D, A operand), layout_kt (D×BKV, B operand read from K rows),
@@ -58,6 +58,13 @@ template <class P, class T, int D> struct attention_kernel {
   using atom = typename cfg::atom;
   using smem_t = typename cfg::smem_type;
   static constexpr bool p_regs = attention_detail::p_in_registers<cfg>::value;
+  // The type P has when it meets V, and whether l's additions are compensated:
+  // where P stays fp32 (CPU), l's roundings (2^-24 per KV tile) would grow past
+  // P's own; where P is rounded to bf16 / fp16 for P·V (2^-9, 2^-12), l's stay
+  // far below it (under 1.6e-5 at 32k keys), and the compensation would only
+  // add operations per row and tile.
+  using p_type = std::conditional_t<p_regs, typename atom::a_type, smem_t>;
+  static constexpr bool compensate_l = std::is_same_v<p_type, float>;
   static_assert(!p_regs || c_feeds_a<typename cfg::atom>(), "attention: p_in_registers needs an atom whose C is its A");
   static constexpr int BQ = cfg::BQ, BKV = cfg::BKV, S = cfg::stages, WQ = BQ / cfg::warps;
   static_assert(S >= 2, "attention: the K/V ring needs at least two stages");
@@ -192,31 +199,35 @@ template <class P, class T, int D> struct attention_kernel {
   }
 
   // The softmax state of the rows a lane holds: m, the running maximum of the
-  // scaled scores; l, the running sum of exp2(c·s − m), with l_lost the low
-  // bits its additions dropped (Kahan), so that l's error does not grow with
-  // the number of KV tiles.
+  // raw scores, and b = c·m rounded once; l, the running sum of exp2(c·s − b),
+  // with l_lost the low bits its additions dropped (Kahan; compensate_l), so
+  // that l's error does not grow with the number of KV tiles.
   struct row_stats {
-    col_vector<o_tile> m, l, l_lost;
+    col_vector<o_tile> m, b, l, l_lost;
     TESSEL_DEVICE void reset() {
       fill(m, neg_infinity());
+      fill(b, neg_infinity());
       fill(l, 0.0f);
       fill(l_lost, 0.0f);
     }
   };
 
-  // On raw scores s, with c = scale·log2(e) > 0 and m the running row maximum
-  // of the scaled scores c·s (each product rounded once; rounding keeps order,
-  // so that is round(c·max s)):
-  //   m' = max(m, c·rowmax s);  s = exp2(c·s − m') (c·s exact in the fma);
-  //   r = exp2(m − m');  l = l·r + rowsum s;  o ·= r.
-  // m − m' is a difference of two stored floats: 0 exactly while the maximum
+  // On raw scores s, with c = scale·log2(e) > 0, m the running row maximum of
+  // the raw scores and b = c·m, that product rounded once (−inf while the row
+  // has no visible key):
+  //   m' = max(m, rowmax s);  b' = c·m';  s = exp2(c·s − b') (c·s exact in the fma);
+  //   r = exp2(b − b');  l = l·r + rowsum s;  o ·= r.
+  // b − b' is a difference of two stored floats: 0 exactly while the maximum
   // stands still (r = 1, nothing drifts however many tiles pass), and exact
   // when it moves by less than half (Sterbenz), so the tiles' factors
-  // telescope to exp2(c·s − m_final). No product feeds the difference, so no
-  // compiler's multiply-add contraction can reintroduce a rounding error there.
-  // A row still without a visible key keeps m' = −inf: it is shifted by 0, so
-  // its exp2(−inf) = 0 entries never make NaN. A NaN score is skipped by the
-  // maximum (fmaxf) but makes its exp2, and so the row's l and o, NaN.
+  // telescope to exp2(c·s − b_final). The products reach the difference only
+  // through a select, so no compiler's multiply-add contraction can fold the
+  // rounding of b' out of it (computing exp2(c·m − b') let it, and the error
+  // grew with the number of tiles). A row still without a visible key is
+  // shifted by 0, so its exp2(−inf) = 0 entries never make NaN. A NaN score is
+  // skipped by the maximum (fmaxf) but makes its exp2, and so the row's l and
+  // o, NaN. (Keeping m in scaled units instead, max(m, c·rowmax s), computes
+  // the same values but ran 1-4% slower on the H100.)
   template <class Ctx>
   TESSEL_DEVICE static void online_softmax_step(Ctx& ctx, s_tile& s, float c, o_tile& o, row_stats& rows) {
     col_vector<s_tile> mx, sum;
@@ -224,22 +235,27 @@ template <class P, class T, int D> struct attention_kernel {
     col_vector<o_tile> rescale;
     TESSEL_UNROLL for (int i = 0; i < s_tile::tiles_r; ++i)
       TESSEL_UNROLL for (int v = 0; v < s_tile::values && v < o_tile::values; ++v) {
-        const float m = rows.m.value[i][v], m_new = maximum{}(m, mx.value[i][v] * c);
-        const float base = m_new == neg_infinity() ? 0.0f : m_new;
-        rescale.value[i][v] = fast_exp2(m - base);
+        const float m_new = maximum{}(rows.m.value[i][v], mx.value[i][v]);
+        const bool none = m_new == neg_infinity();
+        const float b_new = none ? neg_infinity() : m_new * c, base = none ? 0.0f : m_new * c;
+        rescale.value[i][v] = fast_exp2(rows.b.value[i][v] - base);
         rows.m.value[i][v] = m_new;
+        rows.b.value[i][v] = b_new;
         mx.value[i][v] = base;
       }
     P::broadcast_rows(s, mx, exp2_of_difference{c});
     P::row_reduce(ctx, sum, s, plus{});
     TESSEL_UNROLL for (int i = 0; i < s_tile::tiles_r; ++i)
       TESSEL_UNROLL for (int v = 0; v < s_tile::values && v < o_tile::values; ++v) {
-        // l·r + sum, compensated: `lost` is what the rounding of `next` dropped.
         const float r = rescale.value[i][v];
-        const float l = rows.l.value[i][v] * r, add = sum.value[i][v] - rows.l_lost.value[i][v] * r;
-        const float next = l + add;
-        rows.l_lost.value[i][v] = (next - l) - add;
-        rows.l.value[i][v] = next;
+        if constexpr (compensate_l) {  // l·r + sum; l_lost: what the rounding of `next` dropped
+          const float l = rows.l.value[i][v] * r, add = sum.value[i][v] - rows.l_lost.value[i][v] * r;
+          const float next = l + add;
+          rows.l_lost.value[i][v] = (next - l) - add;
+          rows.l.value[i][v] = next;
+        } else {
+          rows.l.value[i][v] = rows.l.value[i][v] * r + sum.value[i][v];
+        }
       }
     P::broadcast_rows(o, rescale, multiply{});
   }
@@ -269,7 +285,7 @@ template <class P, class T, int D> struct attention_kernel {
         const int row = qrow0 + x.row;
         if (row >= p.q_len) continue;
         const float l = rows.l.value[i][v] - rows.l_lost.value[i][v];
-        lse[row * p.l_ss] = l == 0.0f ? neg_infinity() : ln2 * (rows.m.value[i][v] + fast_log2(l));
+        lse[row * p.l_ss] = l == 0.0f ? neg_infinity() : ln2 * (rows.b.value[i][v] + fast_log2(l));
       }
   }
 };
