@@ -23,7 +23,8 @@
 //   store   C tile -> P (a copy) and the epilogue C tile -> global (8 × W
 //           transposes, then rows of vectors, fp16 / bf16 rounded like element.hpp)
 //   row_reduce (maximum, plus), broadcast_rows (exp2_of_difference with the
-//           SIMD exp2 of arch/exp2.hpp, ~1 ulp like libm's exp2f; multiply)
+//           SIMD exp2 of arch/exp2.hpp, ~1 ulp like libm's exp2f; multiply,
+//           multiply_or_zero)
 // ODR: everything is a template on Arch (or always inlined).
 #pragma once
 #include <cstdint>
@@ -274,6 +275,10 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
   template <int TM, int TN>
   static void broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, multiply) {
     each_row<TM, TN>(t, v, [](vec x, vec m) { return x * m; });
+  }
+  template <int TM, int TN>
+  static void broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, multiply_or_zero) {
+    each_row<TM, TN>(t, v, [](vec x, vec m) { return xsimd::select(m == vec(0.0f), vec(0.0f), x * m); });
   }
 
  private:
