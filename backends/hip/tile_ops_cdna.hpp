@@ -234,8 +234,10 @@ template <class T, int D> struct cdna_attention_config {
   // Registers: O (D/2 fp32), S (16), m and l (16 each), the causal-mask rows
   // and the LDS fragments in flight take 192–195 VGPRs at head_dim 64 and 228–251
   // at 128 (gfx90a / gfx940): 2 waves per SIMD (256 each) hold them without
-  // scratch; 3 waves (168) spill at both head dims.
+  // scratch; 3 waves (168) spill at both head dims. c·max is recomputed each
+  // tile rather than kept (16 more VGPRs: the hd128 kernel spilled on gfx940).
   static constexpr int waves_per_simd = 2;
+  static constexpr bool keep_scaled_max = false;
   using layout_q = row_major<BQ, D, pad>;
   using layout_kt = col_major<D, BKV, pad>;
   using layout_v = col_major<BKV, D, pad>;

@@ -5,9 +5,9 @@
 // past in BKV-row tiles through a ring of `stages` shared tiles. Per tile:
 //   S = Q·Kᵀ (raw; masked: keys past kv_len, and the causal triangle aligned
 //       bottom-right, to −inf), c = scale·log2(e)
-//   m' = max(m, rowmax S);  b' = c·m';  P = exp2(c·S − b');  l = l·exp2(b − b') + rowsum P
+//   m' = max(m, rowmax S);  P = exp2(c·S − b');  l = l·exp2(b − b') + rowsum P
 //   O = O·exp2(b − b') + P·V    (P as an A operand: in registers, or via shared memory)
-// with b = c·m kept as rounded, and at the end O /= l, LSE = ln2·(b + log2 l).
+// with b = c·m rounded once, and at the end O /= l, LSE = ln2·(b + log2 l).
 // A row that saw no key (or only −inf scores) keeps m = −inf, l = 0 and is
 // written as zeros with LSE = −inf; a NaN score (NaN in q or k, or an infinite
 // score) makes the row's out and LSE NaN. The scale rides in the exp2's fused
@@ -17,6 +17,9 @@
 //   P::attention_config<T, D>: atom, smem_type, BQ, BKV, warps, stages,
 //     layout_q (BQ×D, A operand), layout_kt (D×BKV, B operand read from K rows),
 //     layout_v (BKV×D, B operand), layout_p (BQ×BKV, A operand);
+//     optional: `static constexpr bool keep_scaled_max = false;` recomputes each
+//     row's c·max every tile instead of keeping it in a register (for configs
+//     short of registers);
 //     optional: `static constexpr bool p_in_registers = true;` where the atom's
 //     C fragment is its A fragment (c_feeds_a): P then feeds P·V straight from
 //     registers (P::relayout + the register-A mma) — no shared P tile, one block
@@ -51,6 +54,12 @@ template <class Cfg, class = void> struct p_in_registers {
 template <class Cfg> struct p_in_registers<Cfg, std::void_t<decltype(Cfg::p_in_registers)>> {
   static constexpr bool value = Cfg::p_in_registers;
 };
+template <class Cfg, class = void> struct keep_scaled_max {
+  static constexpr bool value = true;
+};
+template <class Cfg> struct keep_scaled_max<Cfg, std::void_t<decltype(Cfg::keep_scaled_max)>> {
+  static constexpr bool value = Cfg::keep_scaled_max;
+};
 }  // namespace attention_detail
 
 template <class P, class T, int D> struct attention_kernel {
@@ -65,6 +74,7 @@ template <class P, class T, int D> struct attention_kernel {
   // add operations per row and tile.
   using p_type = std::conditional_t<p_regs, typename atom::a_type, smem_t>;
   static constexpr bool compensate_l = std::is_same_v<p_type, float>;
+  static constexpr bool keep_b = attention_detail::keep_scaled_max<cfg>::value;
   static_assert(!p_regs || c_feeds_a<typename cfg::atom>(), "attention: p_in_registers needs an atom whose C is its A");
   static constexpr int BQ = cfg::BQ, BKV = cfg::BKV, S = cfg::stages, WQ = BQ / cfg::warps;
   static_assert(S >= 2, "attention: the K/V ring needs at least two stages");
@@ -198,12 +208,19 @@ template <class P, class T, int D> struct attention_kernel {
       TESSEL_UNROLL for (int v = 0; v < cols; ++v) vec.value[i][v] = x;
   }
 
+  // b = c·m rounded once, −inf for a row without a visible key. The product
+  // reaches its users only through this select, so a compiler's multiply-add
+  // contraction cannot fold it (and its rounding) into a later subtraction;
+  // recomputed from the same m it gives the same bits every time.
+  TESSEL_DEVICE static float scaled(float m, float c) { return m == neg_infinity() ? neg_infinity() : m * c; }
+
   // The softmax state of the rows a lane holds: m, the running maximum of the
-  // raw scores, and b = c·m rounded once; l, the running sum of exp2(c·s − b),
-  // with l_lost the low bits its additions dropped (Kahan; compensate_l), so
-  // that l's error does not grow with the number of KV tiles.
+  // raw scores, and b = scaled(m, c) where the config keeps it (keep_b); l,
+  // the running sum of exp2(c·s − b), and l_lost the low bits its additions
+  // dropped (Kahan; compensate_l), so that l's error does not grow with the
+  // number of KV tiles.
   struct row_stats {
-    col_vector<o_tile> m, b, l, l_lost;
+    col_vector<o_tile> m, b, l, l_lost;  // b: only where keep_b
     TESSEL_DEVICE void reset() {
       fill(m, neg_infinity());
       fill(b, neg_infinity());
@@ -213,21 +230,22 @@ template <class P, class T, int D> struct attention_kernel {
   };
 
   // On raw scores s, with c = scale·log2(e) > 0, m the running row maximum of
-  // the raw scores and b = c·m, that product rounded once (−inf while the row
-  // has no visible key):
-  //   m' = max(m, rowmax s);  b' = c·m';  s = exp2(c·s − b') (c·s exact in the fma);
+  // the raw scores and b = scaled(m, c):
+  //   m' = max(m, rowmax s);  s = exp2(c·s − b') (c·s exact in the fma);
   //   r = exp2(b − b');  l = l·r + rowsum s;  o ·= r.
-  // b − b' is a difference of two stored floats: 0 exactly while the maximum
-  // stands still (r = 1, nothing drifts however many tiles pass), and exact
-  // when it moves by less than half (Sterbenz), so the tiles' factors
-  // telescope to exp2(c·s − b_final). The products reach the difference only
-  // through a select, so no compiler's multiply-add contraction can fold the
-  // rounding of b' out of it (computing exp2(c·m − b') let it, and the error
-  // grew with the number of tiles). A row still without a visible key is
-  // shifted by 0, so its exp2(−inf) = 0 entries never make NaN. A NaN score is
-  // skipped by the maximum (fmaxf) but makes its exp2, and so the row's l and
-  // o, NaN. (Keeping m in scaled units instead, max(m, c·rowmax s), computes
-  // the same values but ran 1-4% slower on the H100.)
+  // b − b' is a difference of two rounded products: 0 exactly while the
+  // maximum stands still (r = 1, nothing drifts however many tiles pass), and
+  // exact when it moves by less than half (Sterbenz), so the tiles' factors
+  // telescope to exp2(c·s − b_final). (exp2(c·m − b'), as written before, let
+  // compilers contract c·m into the subtraction: the kept tiles were scaled by
+  // 2^(rounding error of c·m) once per tile.) A row still without a visible
+  // key is shifted by 0, so its exp2(−inf) = 0 entries never make NaN. A NaN
+  // score is skipped by the maximum (fmaxf) but makes its exp2, and so the
+  // row's l and o, NaN. Keeping b beside m measured 5-6% faster at head_dim 64
+  // on the H100 than recomputing it, which the CDNA config does instead
+  // (keep_scaled_max = false: 16 row values per lane, and the hd128 kernel
+  // spilled with b kept). Keeping the maximum in scaled units only,
+  // max(m, c·rowmax s), is exact too but ran 1-4% slower on the H100.
   template <class Ctx>
   TESSEL_DEVICE static void online_softmax_step(Ctx& ctx, s_tile& s, float c, o_tile& o, row_stats& rows) {
     col_vector<s_tile> mx, sum;
@@ -235,12 +253,13 @@ template <class P, class T, int D> struct attention_kernel {
     col_vector<o_tile> rescale;
     TESSEL_UNROLL for (int i = 0; i < s_tile::tiles_r; ++i)
       TESSEL_UNROLL for (int v = 0; v < s_tile::values && v < o_tile::values; ++v) {
-        const float m_new = maximum{}(rows.m.value[i][v], mx.value[i][v]);
-        const bool none = m_new == neg_infinity();
-        const float b_new = none ? neg_infinity() : m_new * c, base = none ? 0.0f : m_new * c;
-        rescale.value[i][v] = fast_exp2(rows.b.value[i][v] - base);
+        const float m = rows.m.value[i][v], m_new = maximum{}(m, mx.value[i][v]);
+        // b: the last tile's b', kept or recomputed (the same bits either way)
+        const float b = keep_b ? rows.b.value[i][v] : scaled(m, c);
+        const float base = m_new == neg_infinity() ? 0.0f : m_new * c;
+        rescale.value[i][v] = fast_exp2(b - base);
         rows.m.value[i][v] = m_new;
-        rows.b.value[i][v] = b_new;
+        if constexpr (keep_b) rows.b.value[i][v] = scaled(m_new, c);
         mx.value[i][v] = base;
       }
     P::broadcast_rows(s, mx, exp2_of_difference{c});
@@ -285,7 +304,8 @@ template <class P, class T, int D> struct attention_kernel {
         const int row = qrow0 + x.row;
         if (row >= p.q_len) continue;
         const float l = rows.l.value[i][v] - rows.l_lost.value[i][v];
-        lse[row * p.l_ss] = l == 0.0f ? neg_infinity() : ln2 * (rows.b.value[i][v] + fast_log2(l));
+        const float b = keep_b ? rows.b.value[i][v] : scaled(rows.m.value[i][v], p.scale_log2);
+        lse[row * p.l_ss] = l == 0.0f ? neg_infinity() : ln2 * (b + fast_log2(l));
       }
   }
 };
