@@ -42,6 +42,18 @@ std::vector<double> reference_gemm(const tensor_view& a, const tensor_view& b, c
 // ‖out − ref‖_F / ‖ref‖_F (‖out‖ if ref is 0); NaN or inf anywhere gives +inf.
 double relative_error(const std::vector<double>& ref, const std::vector<double>& out);
 
+// NaN-aware comparison: every element of both in one of four classes (finite,
+// NaN, +inf, -inf); `mismatched` counts the positions whose classes differ (a
+// length difference counts too); the errors are taken over the positions
+// finite in both: ‖x − r‖/‖r‖ (‖x‖ where r is all 0) and max |x − r|.
+struct position_comparison {
+  std::size_t mismatched = 0;
+  std::size_t nan = 0, pos_inf = 0, neg_inf = 0;  // positions where both are NaN / +inf / -inf
+  double relative = 0;
+  double max_abs = 0;
+};
+position_comparison compare_positions(const std::vector<double>& ref, const std::vector<double>& x);
+
 // Elements of a strided view as doubles, in row-major [batch, M, N] order of its shape.
 std::vector<double> gather(const tensor_view& v);
 

@@ -139,11 +139,6 @@ void fill_inputs(attention_data& d, std::mt19937_64& rng) {
   }
 }
 
-enum class value_class { finite, nan, pos_inf, neg_inf };
-value_class classify(double x) {
-  return std::isnan(x) ? value_class::nan : std::isinf(x) ? (x > 0 ? value_class::pos_inf : value_class::neg_inf)
-                                                          : value_class::finite;
-}
 }  // namespace
 
 attention_data::attention_data(const attention_case& c_, std::uint64_t seed)
@@ -217,19 +212,15 @@ attention_outcome run_attention(const attention_prepared& data, const device& de
       for (std::int64_t h = 0; h < c.heads; ++h)
         for (std::int64_t e = 0; e < c.head_dim; ++e)
           r.out[n++] = out.host.get(std::size_t(guard + b * ov.stride[0] + s * ov.stride[1] + h * ov.stride[2] + e));
-  std::vector<double> want, got;  // the elements finite in both
-  for (std::size_t i = 0; i < r.out.size(); ++i) {
-    if (classify(r.out[i]) != classify(d.ref.out[i])) ++r.out_class_mismatch;
-    if (std::isfinite(r.out[i]) && std::isfinite(d.ref.out[i])) {
-      want.push_back(d.ref.out[i]);
-      got.push_back(r.out[i]);
-    }
-  }
-  r.error = support::relative_error(want, got);
+  const support::position_comparison out_cmp = support::compare_positions(d.ref.out, r.out);
+  r.out_class_mismatch = std::int64_t(out_cmp.mismatched);
+  r.error = out_cmp.relative;
   if (c.lse) {
-    for (std::size_t i = 0; i < d.ref.lse.size(); ++i) {
-      const double x = lse.host.get(i + guard), ref = d.ref.lse[i];
-      if (classify(x) != classify(ref)) ++r.lse_class_mismatch;
+    std::vector<double> got(d.ref.lse.size());
+    for (std::size_t i = 0; i < got.size(); ++i) got[i] = lse.host.get(i + guard);
+    r.lse_class_mismatch = std::int64_t(support::compare_positions(d.ref.lse, got).mismatched);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const double x = got[i], ref = d.ref.lse[i];
       // In units of the tolerance: 1e-3, plus 8 roundings (2^-24) of the LSE's own size.
       if (std::isfinite(x) && std::isfinite(ref))
         r.lse_error = std::max(r.lse_error, std::fabs(x - ref) / (1 + 8 * std::ldexp(std::fabs(ref), -24) / 1e-3));

@@ -20,6 +20,7 @@
 #include "attention_cases.hpp"
 #include "attention_checks.hpp"
 #include "device_buffer.hpp"
+#include "p_rounding_bias.hpp"
 #include "seed.hpp"
 
 namespace tessel::test {
@@ -82,18 +83,11 @@ std::vector<logit_scenario> logit_scenarios() {
   };
 }
 
-// Where P is rounded to a 16-bit type for P·V (the GPU paths) while the row sum
-// l adds the unrounded values (as FlashAttention does), equal scores leave one
-// error that is not the rescaling's: every p is 2^δ, δ the rounding error of
-// c·max (at most half an ulp of c·max, c·max = logit·log2 e here), and all are
-// rounded alike, so out is biased by at most min(u, 2^δ − 1), u the unit
-// roundoff of P's type. Below logits ~1e4 that is under 4e-4; this allowance
-// says where it is not (and is 0 on the CPU, whose P stays fp32).
-double p_rounding_bias(const attention_case& c) {
+// The bias of p_rounding_bias.hpp: on the GPU paths (P rounded to bf16 / fp16
+// for P·V) with equal scores; 0 on the CPU, whose P stays fp32.
+double p_bias_of(const attention_case& c) {
   if (support::default_device().kind == device_kind::host || c.inputs != attention_inputs::equal_scores) return 0;
-  const double u = std::ldexp(1.0, c.type == dtype::bf16 ? -8 : -11);
-  const double half_ulp = std::ldexp(1.0, std::ilogb(c.logit * 1.4426950408889634) - 24);
-  return std::min(u, std::exp2(half_ulp) - 1);
+  return p_rounding_bias(c.type == dtype::bf16, c.logit);
 }
 
 TEST(AttentionLargeLogits, ErrorDoesNotGrowWithLogitsOrTiles) {
@@ -114,7 +108,7 @@ TEST(AttentionLargeLogits, ErrorDoesNotGrowWithLogitsOrTiles) {
         const attention_prepared data = prepare_attention(c, seed);
         for (std::size_t t = 0; t < where.size(); ++t) {
           const attention_outcome r = run_on(where[t], data);
-          const double bias = p_rounding_bias(c);
+          const double bias = p_bias_of(c);
           std::printf("[ info     ] %s, %s: error %.3g (%.3g at logit 1, P rounding bias <= %.2g), lse %.3g\n",
                       where[t].name.c_str(), c.name().c_str(), r.error, at_one[t], bias, r.lse_error);
           expect_good(c, r, seed);

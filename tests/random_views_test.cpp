@@ -92,18 +92,9 @@ double load(const unsigned char* p, dtype t) {
 // error is +inf; over the finite ones: the relative Frobenius error, or with
 // `absolute` the largest difference.
 double error_vs(const std::vector<double>& ref, const std::vector<double>& got, bool absolute) {
-  if (ref.size() != got.size()) return INFINITY;
-  double num = 0, den = 0, worst = 0;
-  for (std::size_t i = 0; i < ref.size(); ++i) {
-    if (!std::isfinite(ref[i]) || !std::isfinite(got[i])) {
-      if (!(got[i] == ref[i] || (std::isnan(got[i]) && std::isnan(ref[i])))) return INFINITY;
-      continue;
-    }
-    num += (got[i] - ref[i]) * (got[i] - ref[i]);
-    den += ref[i] * ref[i];
-    worst = std::max(worst, std::fabs(got[i] - ref[i]));
-  }
-  return absolute ? worst : den == 0 ? std::sqrt(num) : std::sqrt(num / den);
+  const support::position_comparison c = support::compare_positions(ref, got);
+  if (c.mismatched) return INFINITY;
+  return absolute ? c.max_abs : c.relative;
 }
 
 // One argument of a random call: its view (data set once the arena exists).

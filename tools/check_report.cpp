@@ -1,53 +1,10 @@
 // tools/check_report.cpp — comparing and printing tessel-check's results (see check_report.hpp).
 #include "check_report.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "host_tensor.hpp"
-
 namespace tessel::tools {
-namespace {
-
-enum class value_class { finite, nan, pos_inf, neg_inf };
-
-value_class classify(double v) {
-  if (std::isnan(v)) return value_class::nan;
-  if (std::isinf(v)) return v > 0 ? value_class::pos_inf : value_class::neg_inf;
-  return value_class::finite;
-}
-
-}  // namespace
-
-position_comparison compare_positions(const std::vector<double>& ref, const std::vector<double>& x) {
-  position_comparison c;
-  double num = 0, den = 0, xn = 0;
-  const std::size_t n = std::min(ref.size(), x.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    const value_class r = classify(ref[i]);
-    if (r != classify(x[i])) {
-      ++c.mismatched;
-      continue;
-    }
-    switch (r) {
-      case value_class::nan: ++c.nan; break;
-      case value_class::pos_inf: ++c.pos_inf; break;
-      case value_class::neg_inf: ++c.neg_inf; break;
-      case value_class::finite: {
-        const double d = x[i] - ref[i];
-        num += d * d;
-        den += ref[i] * ref[i];
-        xn += x[i] * x[i];
-        c.max_abs = std::max(c.max_abs, std::fabs(d));
-        break;
-      }
-    }
-  }
-  c.mismatched += std::max(ref.size(), x.size()) - n;
-  c.relative = den > 0 ? std::sqrt(num / den) : std::sqrt(xn);
-  return c;
-}
 
 std::string describe_positions(const position_comparison& c) {
   return std::to_string(c.mismatched) + " mismatched position" + (c.mismatched == 1 ? "" : "s") +

@@ -1,12 +1,9 @@
 // tools/check_report.hpp — how tessel-check compares a result with its
 // references, NaN and inf included (--allow-nonfinite), and prints the errors.
 //
-// Contract: compare_positions(ref, x) puts every element of both in one of four
-// classes — finite, NaN, +inf, -inf — and counts the positions whose classes
-// differ (`mismatched`: a NaN where the reference is finite, an inf of the
-// wrong sign, a finite value where the reference is NaN, ...); its errors are
-// taken over the positions finite in both: the relative Frobenius error
-// ‖x − r‖/‖r‖ (‖x‖ where r is all 0, as support::relative_error) and max |x − r|.
+// Contract: support::compare_positions (host_tensor.hpp) classes every element
+// (finite, NaN, +inf, -inf), counts the positions whose classes differ, and
+// takes the errors over the positions finite in both.
 //
 // compare_results() gives the three errors tessel-check reports for an output
 // (device and CPU backend vs the float64 reference, device vs CPU). Without
@@ -19,16 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "host_tensor.hpp"
+
 namespace tessel::tools {
 
-struct position_comparison {
-  std::size_t mismatched = 0;
-  std::size_t nan = 0, pos_inf = 0, neg_inf = 0;  // positions where both are NaN / +inf / -inf
-  double relative = 0;                            // over the positions finite in both
-  double max_abs = 0;
-};
-
-position_comparison compare_positions(const std::vector<double>& ref, const std::vector<double>& x);
+using support::compare_positions;
+using support::position_comparison;
 
 // "2 mismatched positions (non-finite in both: 12 NaN, 3 +inf, 0 -inf)"
 std::string describe_positions(const position_comparison& c);

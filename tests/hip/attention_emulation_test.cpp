@@ -31,6 +31,7 @@
 #include "emulation_seed.hpp"
 #include "host_lanes.hpp"
 #include "mfma_emulator.hpp"
+#include "p_rounding_bias.hpp"
 #include "tessel/hip/tile_ops_cdna.hpp"
 #include "tessel/ops/attention/kernel.hpp"
 
@@ -304,12 +305,8 @@ template <class T> void large_logits(inputs kind, bool causal, std::initializer_
     double error = 0;
     attention_wave<T, 64>(c, seed, &error);
     if (::testing::Test::HasFatalFailure()) return;
-    // P is rounded to T for P·V while l adds it unrounded: with equal scores all
-    // p = 2^δ round alike (δ ≤ half an ulp of c·max), a bias of at most
-    // min(u_T, 2^δ − 1) (tests/attention_numerics_test.cpp, p_rounding_bias).
-    const double u = std::ldexp(1.0, std::is_same_v<T, bf16> ? -8 : -11);
-    const double bias = kind != inputs::equal_scores ? 0.0
-                        : std::min(u, std::exp2(std::ldexp(1.0, std::ilogb(logit * 1.4426950408889634) - 24)) - 1);
+    // P is rounded to T for P·V while l adds it unrounded (p_rounding_bias.hpp).
+    const double bias = kind != inputs::equal_scores ? 0.0 : p_rounding_bias(std::is_same_v<T, bf16>, logit);
     std::cout << "[ info     ] " << (kind == inputs::equal_scores ? "equal" : "integer") << " scores, " << keys
               << " keys, logit " << logit << ": error " << error << " (" << at_one << " at logit 1, P rounding bias <= "
               << bias << ")\n";
