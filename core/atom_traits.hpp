@@ -24,6 +24,8 @@
 // Register tiles, their loads, stores and reductions are derived from these maps
 // alone; a backend may add faster paths (ldmatrix, SIMD) that must agree with them.
 #pragma once
+#include <type_traits>
+
 #include "tessel/core/config.hpp"
 
 namespace tessel {
@@ -77,16 +79,29 @@ template <class Atom, operand Role> constexpr bool covers(bool exactly_once) {
 // same way in every lane: v and w share a row in lane l iff they do in lane 0.
 // The generic reductions rely on it to index fragments at compile time.
 template <class Atom> constexpr bool c_grouping_is_lane_invariant() {
-  for (int l = 0; l < Atom::lanes; ++l)
-    for (int v = 0; v < Atom::c_values; ++v)
-      for (int w = 0; w < Atom::c_values; ++w) {
-        const bool row0 = Atom::c_coord(0, v).row == Atom::c_coord(0, w).row;
-        const bool col0 = Atom::c_coord(0, v).col == Atom::c_coord(0, w).col;
-        if ((Atom::c_coord(l, v).row == Atom::c_coord(l, w).row) != row0) return false;
-        if ((Atom::c_coord(l, v).col == Atom::c_coord(l, w).col) != col0) return false;
+  // Per lane, the first value of each row (column) seen; O(lanes · (values + M + N)).
+  int row0[Atom::c_values] = {}, col0[Atom::c_values] = {};
+  for (int l = 0; l < Atom::lanes; ++l) {
+    int first_row[Atom::M] = {}, first_col[Atom::N] = {};
+    for (int r = 0; r < Atom::M; ++r) first_row[r] = -1;
+    for (int c = 0; c < Atom::N; ++c) first_col[c] = -1;
+    for (int v = 0; v < Atom::c_values; ++v) {
+      const coord x = Atom::c_coord(l, v);
+      if (x.row < 0 || x.row >= Atom::M || x.col < 0 || x.col >= Atom::N) return false;
+      if (first_row[x.row] < 0) first_row[x.row] = v;
+      if (first_col[x.col] < 0) first_col[x.col] = v;
+      const int fr = first_row[x.row], fc = first_col[x.col];
+      if (l == 0) {
+        row0[v] = fr;
+        col0[v] = fc;
+      } else if (fr != row0[v] || fc != col0[v]) {
+        return false;
       }
+    }
+  }
   return true;
 }
+
 
 // Whether a lane's C fragment can be re-read as its A fragment with no data
 // leaving the lane: for every (lane, A value v) at (r, c), the C atom tile
@@ -111,8 +126,30 @@ template <class Atom> constexpr bool c_feeds_a() {
   return true;
 }
 
+// Optional members of an atom, with their defaults:
+//   static constexpr bool b_in_shared = true;   the instruction reads B from
+//     shared memory only (wgmma): no B fragment, no b_coord, no register-only
+//     mma(); only the shared-B forms of the mma tile op exist for it.
+//   static constexpr bool c_cols_span_warps = true;   a C column is spread over
+//     lanes of several warps (a group-scope atom): no lane-exchange column
+//     reduction (col_reduce refuses it).
+template <class Atom, class = void> struct b_in_shared {
+  static constexpr bool value = false;
+};
+template <class Atom> struct b_in_shared<Atom, std::void_t<decltype(Atom::b_in_shared)>> {
+  static constexpr bool value = Atom::b_in_shared;
+};
+template <class Atom, class = void> struct c_cols_span_warps {
+  static constexpr bool value = false;
+};
+template <class Atom> struct c_cols_span_warps<Atom, std::void_t<decltype(Atom::c_cols_span_warps)>> {
+  static constexpr bool value = Atom::c_cols_span_warps;
+};
+
 template <class Atom> constexpr bool valid_atom() {
-  return covers<Atom, operand::a>(false) && covers<Atom, operand::b>(false) && covers<Atom, operand::c>(true) &&
+  bool b_ok = true;
+  if constexpr (!b_in_shared<Atom>::value) b_ok = covers<Atom, operand::b>(false);
+  return covers<Atom, operand::a>(false) && b_ok && covers<Atom, operand::c>(true) &&
          c_grouping_is_lane_invariant<Atom>();
 }
 

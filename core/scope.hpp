@@ -28,10 +28,13 @@ struct grid_scope {};
 
 // Launch geometry of a kernel: a 3-D grid of blocks, `warps` warps per block,
 // and `smem_bytes` of shared memory per block.
+// persistent: grid_x counts work units, and the launcher may start fewer
+// blocks (as many as fit at once), each striding over the units by grid_x().
 struct launch_shape {
   int grid_x = 1, grid_y = 1, grid_z = 1;
   int warps = 1;
   int smem_bytes = 0;
+  bool persistent = false;
 };
 
 }  // namespace tessel

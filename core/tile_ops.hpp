@@ -57,6 +57,12 @@ struct generic_tile_ops {
   // pipeline shape of asynchronous backends.
   TESSEL_HOST_DEVICE static void commit() {}
   template <int Pending> TESSEL_HOST_DEVICE static void wait() {}
+  // Completion of mma: a policy whose mma returns with the products still in
+  // flight (asynchronous tensor cores) waits here until at most Pending of its
+  // mma calls on `acc` are outstanding; the accumulator is readable, and the
+  // shared tiles of the retired calls reusable, after mma_wait<0>. The generic
+  // mma is synchronous.
+  template <int Pending, class Tile> TESSEL_HOST_DEVICE static void mma_wait(Tile&) {}
 
   // ---- shared -> register (warp scope) --------------------------------------
   // dst = src[row0 : row0 + dst.rows, col0 : col0 + dst.cols]
@@ -232,6 +238,7 @@ struct generic_tile_ops {
   template <class Ctx, class Tile, class Op>
   TESSEL_HOST_DEVICE static void col_reduce(Ctx& ctx, row_vector<Tile>& out, const Tile& t, Op op) {
     using Atom = typename Tile::atom;
+    static_assert(!c_cols_span_warps<Atom>::value, "col_reduce: this atom's C columns span warps; no lane exchange reaches them");
     using G = typename Tile::geometry;
     TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j) {
       TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) {

@@ -1,5 +1,6 @@
-// tessel/cuda/gemm_instance.hpp — the body of each gemm_<in>_<out>.cu: the sm80
-// policy's GEMM for one type pair, launched through launch.hpp.
+// tessel/cuda/gemm_instance.hpp — the body of each gemm_<in>_<out>.cu: the GEMM
+// for one type pair on the sm90 policy (TMA + wgmma) where it applies, else
+// on the sm80 policy, launched through launch.hpp.
 #pragma once
 #include "tessel/cuda/gemm_paths.hpp"
 #include "tessel/cuda/policy_sm80.hpp"
@@ -11,17 +12,31 @@ namespace tessel::cuda {
 
 template <class Tag, class Problem> void gemm_launcher::operator()(Tag, const Problem& problem) const {
   using K = typename Tag::type;
-  constexpr int threads = K::cfg::warps_m * K::cfg::warps_n * warp_lanes;
-  launch<K, threads>(K::shape(problem), problem, stream);
+  constexpr int threads = K::warps * warp_lanes;
+  launch<K, threads>(K::shape(problem), K::prepare(problem), stream);
 }
+
+// Whether the sm90 kernel can take this call: its operands fit tensor maps.
+template <class TIn, class TOut> struct sm90_applies {
+  bool& ok;
+  template <class Tag, class Problem> void operator()(Tag, const Problem& problem) const {
+    using K = typename Tag::type;
+    ok = K::schedule::template supports<typename K::op>(problem);
+  }
+};
 
 template <class TIn, class TOut> void gemm_instance(const gemm_call& call, cudaStream_t stream) {
   gemm_launcher launch{stream};
   if constexpr (sizeof(TIn) == 2) {
     using probe = ops::gemm_kernel<sm90, TIn, TOut, true, true>;
-    if (use_sm90<probe, probe::cfg::warps_m * probe::cfg::warps_n * warp_lanes>()) {
-      ops::gemm_typed<sm90, TIn, TOut>(call, launch);
-      return;
+    if (use_sm90<probe, probe::warps * warp_lanes>()) {
+      bool tma = false;
+      sm90_applies<TIn, TOut> check_tma{tma};
+      ops::gemm_typed<sm90, TIn, TOut>(call, check_tma);
+      if (tma) {
+        ops::gemm_typed<sm90, TIn, TOut>(call, launch);
+        return;
+      }
     }
   }
   ops::gemm_typed<sm80, TIn, TOut>(call, launch);

@@ -26,6 +26,7 @@ struct context {
   TESSEL_DEVICE int block_x() const { return int(blockIdx.x); }
   TESSEL_DEVICE int block_y() const { return int(blockIdx.y); }
   TESSEL_DEVICE int block_z() const { return int(blockIdx.z); }
+  TESSEL_DEVICE int grid_x() const { return int(gridDim.x); }
   TESSEL_DEVICE int grid_z() const { return int(gridDim.z); }
   TESSEL_DEVICE int warp() const { return int(threadIdx.x) / warp_lanes; }
   TESSEL_DEVICE int lane() const { return int(threadIdx.x) % warp_lanes; }
@@ -55,6 +56,16 @@ template <class Kernel, class = void> struct blocks_per_sm {
 template <class Kernel> struct blocks_per_sm<Kernel, std::void_t<decltype(Kernel::cfg::blocks_per_sm)>> {
   static constexpr int value = Kernel::cfg::blocks_per_sm;
 };
+
+// What a kernel's entry receives: Kernel::params where the kernel has them
+// (a pipeline kernel whose schedule prepares them on the host), else its problem.
+template <class Kernel, class = void> struct params_of_t {
+  using type = typename Kernel::problem;
+};
+template <class Kernel> struct params_of_t<Kernel, std::void_t<typename Kernel::params>> {
+  using type = typename Kernel::params;
+};
+template <class Kernel> using params_of = typename params_of_t<Kernel>::type;
 
 template <class Kernel, class Params, int Threads>
 __global__ void __launch_bounds__(Threads, blocks_per_sm<Kernel>::value) kernel_entry(const __grid_constant__ Params params) {
@@ -136,6 +147,14 @@ void launch(const launch_shape& shape, const Params& params, cudaStream_t stream
     throw Error("tessel cuda backend: a block of " + std::to_string(threads) + " threads, but the kernel is compiled for " +
                 std::to_string(Threads) + "; " + describe(shape));
   auto* entry = &kernel_entry<Kernel, Params, Threads>;
+  launch_shape run = shape;
+  if (shape.persistent) {  // at most the blocks that fit at once; run() strides over the rest
+    int device = 0, sms = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice", shape);
+    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute", shape);
+    const long long fit = (long long)sms * blocks_per_sm<Kernel>::value;
+    if (run.grid_x > fit) run.grid_x = int(fit);
+  }
   if (shape.smem_bytes > 48 * 1024) {
     // Above 48 KiB a kernel must opt in, once per device.
     int device = 0;
@@ -153,7 +172,7 @@ void launch(const launch_shape& shape, const Params& params, cudaStream_t stream
       set_entry_fact(reinterpret_cast<const void*>(entry), device, fact::smem_opt_in, shape.smem_bytes);
     }
   }
-  entry<<<dim3(unsigned(shape.grid_x), unsigned(shape.grid_y), unsigned(shape.grid_z)), dim3(unsigned(threads)),
+  entry<<<dim3(unsigned(run.grid_x), unsigned(shape.grid_y), unsigned(shape.grid_z)), dim3(unsigned(threads)),
           std::size_t(shape.smem_bytes), stream>>>(params);
   check(cudaGetLastError(), "kernel launch (cudaGetLastError)", shape);
 }

@@ -27,7 +27,7 @@ template <class Kernel, int Threads> bool use_sm90() {
   if (forced_sm80) return false;
   int device = 0;
   check(cudaGetDevice(&device), "cudaGetDevice", launch_shape{});
-  const void* entry = reinterpret_cast<const void*>(&kernel_entry<Kernel, typename Kernel::problem, Threads>);
+  const void* entry = reinterpret_cast<const void*>(&kernel_entry<Kernel, params_of<Kernel>, Threads>);
   const int known = entry_fact(entry, device, fact::runs_sm90);
   if (known >= 0) return known == 1;
   int major = 0, minor = 0;

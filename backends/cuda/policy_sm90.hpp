@@ -1,23 +1,34 @@
-// tessel/cuda/policy_sm90.hpp — the CUDA policy for sm_90a (H100, H200): wgmma tensor cores.
+// tessel/cuda/policy_sm90.hpp — the CUDA policy for sm_90a (H100, H200): TMA + wgmma.
 //
-// bf16 / fp16 GEMM: 128 × 256 × 64 blocks, 8 warps = 2 warpgroups of 64 × 256
-// (warps_m = 8: each warp owns 16 rows × 256 columns, 128 fp32 registers per
-// lane), 4 stages of 48 KiB (192 KiB of the H100's 227 KiB), the same
-// swizzle128 tiles and cp.async copies as sm80; the mma is tile_ops_sm90's
-// wgmma. fp32 is sm80's SIMT configuration. Chosen at run time only for a
-// device of compute capability 9.0 whose kernels were built for sm_90a
-// (gemm_instance.hpp); any other device runs the sm80 policy.
+// bf16 / fp16 GEMM: 128 × 256 × 64 blocks under the TMA schedule
+// (schedule_sm90.hpp): a producer warpgroup and 2 consumer warpgroups, each
+// consumer a group_scope<4> unit owning 64 × 256 of C in one wgmma m64n256k16
+// accumulator (128 fp32 registers per lane); 4 stages of 16 + 32 KiB
+// swizzle128 tiles (192 KiB of the H100's 227 KiB); a persistent grid. fp32 is
+// sm80's SIMT configuration. Chosen at run time only for a device of compute
+// capability 9.0 whose kernels were built for sm_90a, and operands a tensor map
+// can describe (gemm_instance.hpp); any other call runs the sm80 policy.
 #pragma once
+#include "tessel/cuda/atom/wgmma.hpp"
 #include "tessel/cuda/policy_sm80.hpp"
+#include "tessel/cuda/schedule_sm90.hpp"
 #include "tessel/cuda/tile_ops_sm90.hpp"
 
 namespace tessel::cuda {
 
 template <class TIn> struct sm90_gemm_config : sm80_gemm_config<TIn> {};
 
-template <class T> using sm90_tensor_core_config = tensor_core_config<T, 128, 256, 64, 8, 1, 4>;
-template <> struct sm90_gemm_config<bf16> : sm90_tensor_core_config<bf16> {};
-template <> struct sm90_gemm_config<fp16> : sm90_tensor_core_config<fp16> {};
+template <class T, int BM_, int BN_, int BK_, int Consumers, int Stages> struct sm90_tma_gemm_config {
+  using atom = wgmma_m64k16<T, BN_>;
+  using smem_type = T;
+  using unit = group_scope<4>;
+  using schedule = sm90_tma_schedule<Stages, Consumers>;
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, warps_m = Consumers, warps_n = 1, stages = Stages;
+  template <bool KContiguous> using layout_a = swizzle128<BM, BK, KContiguous>;
+  template <bool NContiguous> using layout_b = swizzle128<BK, BN, NContiguous>;
+};
+template <> struct sm90_gemm_config<bf16> : sm90_tma_gemm_config<bf16, 128, 256, 64, 2, 4> {};
+template <> struct sm90_gemm_config<fp16> : sm90_tma_gemm_config<fp16, 128, 256, 64, 2, 4> {};
 
 struct sm90 : sm90_tile_ops {
   static constexpr int lanes = 32;

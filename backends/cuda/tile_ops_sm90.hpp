@@ -23,7 +23,10 @@
 // 64-aligned, or a B column (row) start off a 64 (16) boundary — a caller that
 // does not tile by warpgroups — traps: it would give wrong sums.
 #pragma once
+#include <type_traits>
+
 #include "tessel/cuda/arch/wgmma.hpp"
+#include "tessel/cuda/atom/wgmma.hpp"
 #include "tessel/cuda/tile_ops_sm80.hpp"
 
 namespace tessel::cuda {
@@ -65,12 +68,92 @@ template <int TN> TESSEL_DEVICE void from_wgmma(float (&c)[TN][4], float (&d)[4 
     }
 }
 
+// Two fp32 results to adjacent columns of a row of dst (p 2-element aligned), rounded like convert<TD>.
+template <class TD> TESSEL_DEVICE void store_pair(TD* p, float v0, float v1) {
+  if constexpr (std::is_same_v<TD, float>) {
+    *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+  } else {
+    const std::uint32_t bits = std::uint32_t(convert<TD>(v0).bits) | (std::uint32_t(convert<TD>(v1).bits) << 16);
+    *reinterpret_cast<std::uint32_t*>(p) = bits;
+  }
+}
+
 }  // namespace sm90_detail
 
 struct sm90_tile_ops : sm80_tile_ops {
   using sm80_tile_ops::load;
   using sm80_tile_ops::mma;
+  using sm80_tile_ops::mma_wait;
   using sm80_tile_ops::store;
+
+  // ---- the group-scope wgmma atom (atom/wgmma.hpp) ------------------------------
+  // C += A·B for a warpgroup (u: a group_scope<4> unit context), A rows
+  // a_row0 .. and B columns b_col0 .. of swizzle128 shared tiles, every K slice
+  // of the tiles; one wgmma per (64-row, N-column) atom tile and K slice, all in
+  // one commit group. Returns with them in flight: mma_wait<n>(c) retires them.
+  template <class U, class T, int N, int TM, int TN, int BM, int BK, bool AK, int BK2, int BN, bool BNC>
+  TESSEL_DEVICE static void mma(U& /*u*/, rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& c, st<T, swizzle128<BM, BK, AK>> a,
+                                st<T, swizzle128<BK2, BN, BNC>> b, int a_row0, int b_col0) {
+    static_assert(U::lanes == 128, "mma: the wgmma atom runs on a group_scope<4> unit");
+    static_assert(BK == BK2 && BK % 16 == 0, "mma: A's K must equal B's K, a multiple of 16");
+    const std::uint32_t sa = arch::shared_address(a.data), sb = arch::shared_address(b.data);
+    TESSEL_UNROLL for (int i = 0; i < TM; ++i)
+      TESSEL_UNROLL for (int j = 0; j < TN; ++j)
+        TESSEL_UNROLL for (int v = 0; v < N / 2; ++v) arch::fence_register(c.frag[i][j][v]);
+    arch::wgmma_fence();
+    TESSEL_UNROLL for (int ks = 0; ks < BK / 16; ++ks)
+      TESSEL_UNROLL for (int i = 0; i < TM; ++i)
+        TESSEL_UNROLL for (int j = 0; j < TN; ++j) {
+          const std::uint64_t da = sm90_detail::operand_descriptor<BM, BK, AK, T>(sa, a_row0 + 64 * i, ks);
+          const std::uint64_t db = sm90_detail::operand_descriptor<BN, BK, !BNC, T>(sb, b_col0 + N * j, ks);
+          arch::wgmma_ss<AK ? 0 : 1, BNC ? 1 : 0>(c.frag[i][j], da, db, T{});
+        }
+    arch::wgmma_commit();
+  }
+  // Waits until at most Pending commit groups of this warpgroup are in flight;
+  // the accumulator registers are fenced so no access to them moves above the wait.
+  template <int Pending, class T, int N, int TM, int TN>
+  TESSEL_DEVICE static void mma_wait(rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& c) {
+    arch::wgmma_wait<Pending>();
+    TESSEL_UNROLL for (int i = 0; i < TM; ++i)
+      TESSEL_UNROLL for (int j = 0; j < TN; ++j)
+        TESSEL_UNROLL for (int v = 0; v < N / 2; ++v) arch::fence_register(c.frag[i][j][v]);
+  }
+  // The epilogue of a wgmma accumulator: as the generic store, with the two
+  // adjacent columns a lane holds written as one vector where dst's rows are
+  // contiguous and the pair lies inside (else element by element).
+  template <class U, class T, int N, int TM, int TN, class TD>
+  TESSEL_DEVICE static void store(U& u, const gmatrix<TD>& dst, const rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& t,
+                                  int row0, int col0, float alpha, float beta) {
+    using Tile = rt<wgmma_m64k16<T, N>, operand::c, TM, TN>;
+    const int lane = u.lane();
+    const bool pairs = dst.col_stride == 1 && dst.row_stride % 2 == 0 &&
+                       reinterpret_cast<std::uintptr_t>(dst.ptr) % (2 * sizeof(TD)) == 0;
+    TESSEL_UNROLL for (int i = 0; i < TM; ++i)
+      TESSEL_UNROLL for (int j = 0; j < TN; ++j)
+        TESSEL_UNROLL for (int v = 0; v < N / 2; v += 2) {
+          const coord x = Tile::where(lane, i, j, v);  // v + 1 is the next column
+          const int r = row0 + x.row, col = col0 + x.col;
+          if (r >= dst.rows) continue;
+          float o0 = alpha * t.frag[i][j][v], o1 = alpha * t.frag[i][j][v + 1];
+          if (pairs && col + 1 < dst.cols) {
+            TD* p = dst.addr(r, col);
+            if (beta != 0.0f) {
+              o0 += beta * to_float(p[0]);
+              o1 += beta * to_float(p[1]);
+            }
+            sm90_detail::store_pair(p, o0, o1);
+          } else {
+            TESSEL_UNROLL for (int e = 0; e < 2; ++e) {
+              if (col + e >= dst.cols) continue;
+              TD* p = dst.addr(r, col + e);
+              float o = e == 0 ? o0 : o1;
+              if (beta != 0.0f) o += beta * to_float(*p);
+              *p = convert<TD>(o);
+            }
+          }
+        }
+  }
 
   template <int Pending> TESSEL_DEVICE static void wait() {
     arch::cp_async_wait<Pending>();

@@ -1,18 +1,20 @@
-// tessel/ops/gemm/kernel.hpp — GEMM, written once against the core tile interface.
+// tessel/ops/gemm/kernel.hpp — GEMM, written once as stage bodies of the block pipeline.
 //
-// One block computes a BM × BN tile of C for one batch entry. Its warps form a
-// warps_m × warps_n grid, each owning a WM × WN accumulator tile in registers.
-// K is consumed BK at a time through a ring of `stages` shared-tile pairs: the
-// copy of tile kt + stages − 1 is in flight while tile kt feeds the matrix
-// atoms. The backend policy P decides everything device-specific through its
-// gemm_config: the atom, the block shape, the shared layouts (swizzle,
-// padding, packing) and the fast paths of load / mma / store it overloads.
+// One work unit is a BM × BN tile of C for one batch entry (layer). Its
+// consumer units (warps, or warpgroups where the atom is group-scope) form a
+// units_m × units_n grid, each owning a WM × WN accumulator tile in registers.
+// A step is BK of K: load() copies the BM × BK tile of op(A) and the BK × BN
+// tile of op(B) into a stage; compute() multiplies them into the accumulators.
+// Who loads, who computes, and how stages are handed over is the schedule's
+// (core/pipeline.hpp; the backend's config picks it). The backend policy P
+// decides everything device-specific through its gemm_config (contract:
+// core/gemm_contract.hpp): the atom, the block shape, the shared layouts
+// (swizzle, padding, packing) and the fast paths of load / mma / store.
 //
-//   P::gemm_config<TIn>:  atom, smem_type, BM, BN, BK, warps_m, warps_n, stages,
-//                         layout_a<K_contiguous>, layout_b<N_contiguous>
-//   P (inherits generic_tile_ops): load, commit, wait<n>, zero, mma, store
-//   P::context:           block_x/y/z, warp, lane, thread, threads, sync, smem
+//   P (inherits generic_tile_ops): load, commit, wait<n>, zero, mma, mma_wait<n>, store
 #pragma once
+#include "tessel/core/gemm_contract.hpp"
+#include "tessel/core/pipeline.hpp"
 #include "tessel/core/scope.hpp"
 #include "tessel/core/tile_ops.hpp"
 
@@ -28,88 +30,98 @@ template <class TIn, class TOut> struct gemm_problem {
 };
 
 // AK: op(A) is contiguous along K (row-major A); BN: op(B) contiguous along N.
-template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_kernel {
+template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_stages {
   using cfg = typename P::template gemm_config<TIn>;
-  using atom = typename cfg::atom;
-  using smem_t = typename cfg::smem_type;
-  static constexpr int BM = cfg::BM, BN = cfg::BN, BK = cfg::BK, S = cfg::stages;
-  static constexpr int WM = BM / cfg::warps_m, WN = BN / cfg::warps_n;
-  static_assert(S >= 2, "gemm: the copy/compute ring needs at least two stages");
-  static_assert(BM % cfg::warps_m == 0 && BN % cfg::warps_n == 0, "gemm: warps must split the block tile evenly");
+  using config = gemm_config_of<P, cfg>;
+  using atom = typename config::atom;
+  using smem_t = typename config::smem_type;
+  using unit = typename config::unit;
+  static constexpr int BM = config::BM, BN = config::BN, BK = config::BK;
+  static constexpr int WM = config::WM, WN = config::WN;
+  static constexpr int units = config::units_m * config::units_n;
 
-  using tile_a = st<smem_t, typename cfg::template layout_a<AK>>;  // BM × BK
+  using tile_a = st<smem_t, typename cfg::template layout_a<AK>>;   // BM × BK
   using tile_b = st<smem_t, typename cfg::template layout_b<BN_>>;  // BK × BN
   using acc_t = rt_c<atom, WM, WN>;
   static_assert(tile_a::rows == BM && tile_a::cols == BK && tile_b::rows == BK && tile_b::cols == BN,
                 "gemm: the config's shared layouts must be BM×BK and BK×BN");
   using problem = gemm_problem<TIn, TOut>;
 
-  // Bytes of one stage of each operand, rounded so every stage stays 128-byte aligned.
-  static constexpr int stage_a_bytes = (int(sizeof(smem_t)) * tile_a::size + 127) / 128 * 128;
-  static constexpr int stage_b_bytes = (int(sizeof(smem_t)) * tile_b::size + 127) / 128 * 128;
-
-  static launch_shape shape(const problem& p) {
-    launch_shape s;
-    s.grid_x = (p.c.cols + BN - 1) / BN * ((p.c.rows + BM - 1) / BM);  // linearised, rasterised in run()
-    s.grid_z = p.batch < max_grid_z ? p.batch : max_grid_z;  // run() strides over the rest
-    s.warps = cfg::warps_m * cfg::warps_n;
-    s.smem_bytes = S * (stage_a_bytes + stage_b_bytes);
-    return s;
+  // Bytes of each operand tile of a stage, rounded to the schedule's alignment
+  // (128 bytes; 1024 where a copy engine writes 128-byte-swizzled tiles).
+  static constexpr int align = config::schedule::stage_align;
+  static constexpr int a_bytes = (int(sizeof(smem_t)) * tile_a::size + align - 1) / align * align;
+  static constexpr int b_bytes = (int(sizeof(smem_t)) * tile_b::size + align - 1) / align * align;
+  static constexpr int stage_bytes = a_bytes + b_bytes;
+  struct stage {
+    tile_a a;
+    tile_b b;
+  };
+  TESSEL_HOST_DEVICE static stage stage_at(char* base) {
+    return {tile_a{reinterpret_cast<smem_t*>(base)}, tile_b{reinterpret_cast<smem_t*>(base + a_bytes)}};
   }
 
-  static constexpr int max_grid_z = 65535;
-
-  template <class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const problem& p) {
-    for (int z = ctx.block_z(); z < p.batch; z += ctx.grid_z()) run_one(ctx, p, z);
+  struct work {
+    int bm, bn, layer;
+  };
+  TESSEL_HOST_DEVICE static int tiles(const problem& p) {
+    return (p.c.cols + BN - 1) / BN * ((p.c.rows + BM - 1) / BM);
   }
-
-  template <class Ctx> TESSEL_DEVICE static void run_one(Ctx& ctx, const problem& p, int z) {
-    // Raster: blocks walk C in column strips of `group` block-rows so that
-    // consecutive blocks share B tiles (and A tiles) in cache.
+  TESSEL_HOST_DEVICE static int layers(const problem& p) { return p.batch; }
+  // Raster: tiles walk C in column strips of `group` block-rows so that
+  // consecutive tiles share B tiles (and A tiles) in cache.
+  TESSEL_HOST_DEVICE static work work_at(const problem& p, int id, int layer) {
     const int tiles_m = (p.c.rows + BM - 1) / BM, tiles_n = (p.c.cols + BN - 1) / BN;
     constexpr int group = 8;
-    const int id = ctx.block_x();
     const int strip = id / (group * tiles_n);
     const int rows_in_strip = tiles_m - strip * group < group ? tiles_m - strip * group : group;
     const int in_strip = id - strip * group * tiles_n;
-    const int bm = strip * group + in_strip % rows_in_strip;
-    const int bn = in_strip / rows_in_strip;
+    return {strip * group + in_strip % rows_in_strip, in_strip / rows_in_strip, layer};
+  }
+  TESSEL_HOST_DEVICE static int steps(const problem& p, const work&) { return (p.a.cols + BK - 1) / BK; }
 
-    gmatrix<const TIn> a = p.a, b = p.b;
-    gmatrix<TOut> c = p.c;
-    a.ptr += z * p.batch_a;
-    b.ptr += z * p.batch_b;
-    c.ptr += z * p.batch_c;
+  // The operands, for schedules that describe them to a copy engine (tensor maps).
+  template <int I> static global_operand<const TIn> operand(const problem& p) {
+    if constexpr (I == 0) return {p.a, p.batch_a, p.batch};
+    else return {p.b, p.batch_b, p.batch};
+  }
+  template <int I> using operand_tile = std::conditional_t<I == 0, tile_a, tile_b>;
+  static constexpr int operand_count = 2;
 
-    char* smem = ctx.smem();
-    auto stage_a = [&](int s) { return tile_a{reinterpret_cast<smem_t*>(smem + s * stage_a_bytes)}; };
-    auto stage_b = [&](int s) { return tile_b{reinterpret_cast<smem_t*>(smem + S * stage_a_bytes + s * stage_b_bytes)}; };
+  template <class T> TESSEL_HOST_DEVICE static gmatrix<T> at_layer(gmatrix<T> m, std::int64_t stride, int layer) {
+    m.ptr += layer * stride;
+    return m;
+  }
 
-    const int wm = ctx.warp() / cfg::warps_n, wn = ctx.warp() % cfg::warps_n;
+  template <class Ld> TESSEL_HOST_DEVICE static void load(Ld& ld, const stage& s, const problem& p, const work& w, int k) {
+    ld.template copy<0>(s.a, at_layer(p.a, p.batch_a, w.layer), w.bm * BM, k * BK, w.layer);
+    ld.template copy<1>(s.b, at_layer(p.b, p.batch_b, w.layer), k * BK, w.bn * BN, w.layer);
+  }
+
+  struct state {
     acc_t acc;
-    P::zero(acc);
+  };
+  template <class U> TESSEL_HOST_DEVICE static int unit_m(const U& u) { return unit_index(u) / config::units_n; }
+  template <class U> TESSEL_HOST_DEVICE static int unit_n(const U& u) { return unit_index(u) % config::units_n; }
+  template <class U> TESSEL_HOST_DEVICE static int unit_index(const U& u) {
+    if constexpr (unit::warps == 1) return u.warp();
+    else return u.unit_index();
+  }
 
-    const int k_tiles = (a.cols + BK - 1) / BK;
-    for (int s = 0; s < S - 1; ++s) {
-      if (s < k_tiles) {
-        P::load(ctx, stage_a(s), a, bm * BM, s * BK);
-        P::load(ctx, stage_b(s), b, s * BK, bn * BN);
-      }
-      P::commit();
-    }
-    for (int kt = 0; kt < k_tiles; ++kt) {
-      P::template wait<S - 2>();  // tile kt has landed (for this thread)
-      ctx.sync();                 // ... for every thread; and stage (kt - 1) % S is free again
-      const int next = kt + S - 1;
-      if (next < k_tiles) {
-        P::load(ctx, stage_a(next % S), a, bm * BM, next * BK);
-        P::load(ctx, stage_b(next % S), b, next * BK, bn * BN);
-      }
-      P::commit();
-      P::mma(ctx, acc, stage_a(kt % S), stage_b(kt % S), wm * WM, wn * WN);
-    }
-    P::store(ctx, c, acc, bm * BM + wm * WM, bn * BN + wn * WN, p.alpha, p.beta);
+  template <class U> TESSEL_HOST_DEVICE static void start(U&, state& st, const problem&, const work&) { P::zero(st.acc); }
+  template <class U>
+  TESSEL_HOST_DEVICE static void compute(U& u, state& st, const stage& s, const problem&, const work&, int) {
+    P::mma(u, st.acc, s.a, s.b, unit_m(u) * WM, unit_n(u) * WN);
+  }
+  template <int N, class U> TESSEL_HOST_DEVICE static void retire(U&, state& st) { P::template mma_wait<N>(st.acc); }
+  template <class U> TESSEL_HOST_DEVICE static void finish(U& u, state& st, const problem& p, const work& w) {
+    const gmatrix<TOut> c = at_layer(p.c, p.batch_c, w.layer);
+    P::store(u, c, st.acc, w.bm * BM + unit_m(u) * WM, w.bn * BN + unit_n(u) * WN, p.alpha, p.beta);
   }
 };
+
+template <class P, class TIn, class TOut, bool AK, bool BN_>
+using gemm_kernel =
+    pipeline_kernel<gemm_stages<P, TIn, TOut, AK, BN_>, typename gemm_stages<P, TIn, TOut, AK, BN_>::config::schedule>;
 
 }  // namespace tessel::ops

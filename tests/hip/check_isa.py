@@ -45,7 +45,7 @@ MFMA = {
 }
 ACC_CD = 0x8000  # C/D in AGPRs
 
-# gemm_kernel<cdna_policy, TIn, ...>: the input type from the mangled name.
+# gemm_stages<cdna_policy, TIn, ...> (the GEMM pipeline kernel): the input type from the mangled name.
 INPUT_TYPE = [("bf16", re.compile(r"cdna_policyENS_4bf16E")),
               ("fp16", re.compile(r"cdna_policyENS_4fp16E")),
               ("fp32", re.compile(r"cdna_policyEf"))]
@@ -263,7 +263,7 @@ def main():
     ap.add_argument("--bundler", default="clang-offload-bundler")
     ap.add_argument("--objdump", default="llvm-objdump")
     ap.add_argument("--readelf", default="llvm-readelf")
-    ap.add_argument("--kernel-regex", default=r"gemm_kernel", help="kernels to check (others are ignored)")
+    ap.add_argument("--kernel-regex", default=r"gemm_stages", help="kernels to check (others are ignored)")
     ap.add_argument("--expect-kernels", type=int, default=1, help="minimum number of matching kernels per arch")
     ap.add_argument("--mfma-per-iteration", type=int, default=1,
                     help="MFMAs the K loop of a bf16/fp16 kernel must hold at least")

@@ -1,0 +1,182 @@
+// tessel/cuda/schedule_sm90.hpp — the Hopper pipeline schedule: a TMA producer, wgmma consumer warpgroups.
+//
+// Runs an op's stage bodies (core/pipeline.hpp) on sm_90a:
+//
+//   warpgroup 0 (producer, 40 registers): one thread walks the block's work
+//     units and steps; per step it waits for the stage to be empty, announces
+//     the stage's bytes on its `full` barrier and has the op's load() issue
+//     TMA copies (tma_loader) that complete on that barrier.
+//   warpgroups 1 .. Consumers (232 registers): per step they wait on `full`,
+//     run compute() (asynchronous wgmma), retire<1>() the previous step's MMAs
+//     and free that step's stage: one arrival per consumer warp on `empty`.
+//     After the last step, retire<0>() and finish() (the epilogue) — while the
+//     producer already fills the ring with the next work unit's steps.
+//   grid: persistent (capped at one block per SM by the launcher); block b
+//     takes work units b, b + grid, ... in the op's order (its raster).
+//
+//   stage s:  full[s] (count 1 + bytes)   producer ──TMA──▶ consumers
+//             empty[s] (count = consumer warps)   consumers ──arrive──▶ producer
+//   phase bits: a thread's pass p over the ring waits full with parity p % 2,
+//   empty with parity (p + 1) % 2 (a fresh barrier's "previous" phase is done).
+//
+// Operands are read through tensor maps built by prepare() on the host
+// (tensor_map.hpp): their shared tiles must be swizzle128 tiles of 16-bit
+// elements; rows and columns outside a matrix arrive as zeros (the masked
+// edge). The dispatcher uses this schedule only where tma_compatible holds.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "tessel/core/pipeline.hpp"
+#include "tessel/cuda/arch/ldmatrix.hpp"
+#include "tessel/cuda/arch/tma.hpp"
+#include "tessel/cuda/launch.hpp"
+#include "tessel/cuda/swizzle.hpp"
+#include "tessel/cuda/tensor_map.hpp"
+
+namespace tessel::cuda {
+
+template <class Problem, int N> struct tma_params {
+  CUtensorMap maps[N];  // one per operand, 64-byte aligned
+  Problem problem;
+  bool layered[N];  // false: the operand is shared by every layer (layer coordinate 0)
+};
+
+template <int Stages, int Consumers> struct sm90_tma_schedule {
+  static_assert(Stages >= 2 && Consumers >= 1, "sm90_tma_schedule: at least two stages and one consumer warpgroup");
+  static constexpr int stage_align = 1024;  // 128-byte swizzled TMA boxes
+  static constexpr int producer_registers = 40, consumer_registers = 232;
+
+  template <class Op> using params = tma_params<typename Op::problem, Op::operand_count>;
+  template <class Op> static constexpr int warps = 4 * (1 + Consumers);
+  static_assert(Consumers * 128 * consumer_registers + 128 * producer_registers <= 65536,
+                "sm90_tma_schedule: the register file cannot hold these warpgroups");
+
+  template <class Op> static constexpr int barrier_bytes = 2 * Stages * 8;
+  template <class Op> static launch_shape shape(const typename Op::problem& p) {
+    static_assert(Op::units * Op::unit::warps == 4 * Consumers, "sm90_tma_schedule: one consumer unit per warpgroup");
+    launch_shape s;
+    const long long work = (long long)Op::tiles(p) * Op::layers(p);
+    s.grid_x = work < (1LL << 30) ? int(work) : (1 << 30);
+    s.persistent = true;
+    s.warps = warps<Op>;
+    s.smem_bytes = 1024 + Stages * Op::stage_bytes + barrier_bytes<Op>;  // 1024: aligning the arena
+    return s;
+  }
+
+  template <class Op, int... I>
+  static void fill_maps(params<Op>& pp, const typename Op::problem& p, std::integer_sequence<int, I...>) {
+    (fill_map<Op, I>(pp, p), ...);
+  }
+  template <class Op, int I> static void fill_map(params<Op>& pp, const typename Op::problem& p) {
+    using L = typename Op::template operand_tile<I>::layout;
+    const auto g = Op::template operand<I>(p);
+    pp.maps[I] = make_tensor_map(g.matrix, g.layer_stride, g.layers, L::outer);
+    pp.layered[I] = g.layer_stride != 0;
+  }
+  // Whether every operand of p can be read through a tensor map.
+  template <class Op> static bool supports(const typename Op::problem& p) {
+    return supports_each<Op>(p, std::make_integer_sequence<int, Op::operand_count>{});
+  }
+  template <class Op, int... I> static bool supports_each(const typename Op::problem& p, std::integer_sequence<int, I...>) {
+    return (... && [&] {
+      const auto g = Op::template operand<I>(p);
+      return tma_compatible(g.matrix, g.layer_stride);
+    }());
+  }
+  template <class Op> static params<Op> prepare(const typename Op::problem& p) {
+    params<Op> pp{};
+    pp.problem = p;
+    fill_maps<Op>(pp, p, std::make_integer_sequence<int, Op::operand_count>{});
+    return pp;
+  }
+
+  // The producer's loader: one TMA copy per 64-element panel of a swizzle128 tile.
+  template <class Op> struct tma_loader {
+    const params<Op>& pp;
+    std::uint32_t bar;
+    template <int I, class T, int R, int C, bool CC, class Src>
+    TESSEL_DEVICE void copy(st<T, swizzle128<R, C, CC>> dst, const gmatrix<Src>&, int row0, int col0, int layer) {
+      using L = swizzle128<R, C, CC>;
+      const int inner0 = CC ? col0 : row0, outer0 = CC ? row0 : col0;
+      const std::uint32_t base = arch::shared_address(dst.data);
+      const int z = pp.layered[I] ? layer : 0;
+      TESSEL_UNROLL for (int panel = 0; panel < L::inner / 64; ++panel)
+        arch::tma_load_3d(base + panel * L::outer * 64 * 2, &pp.maps[I], inner0 + 64 * panel, outer0, z, bar);
+    }
+  };
+
+  // Bytes the copies of one stage deliver (the expect_tx of its full barrier).
+  template <class Op, class Seq = std::make_integer_sequence<int, Op::operand_count>> struct stage_copy_bytes;
+  template <class Op, int... I> struct stage_copy_bytes<Op, std::integer_sequence<int, I...>> {
+    static constexpr std::uint32_t value =
+        (0u + ... + std::uint32_t(sizeof(typename Op::template operand_tile<I>::value_type) * Op::template operand_tile<I>::size));
+  };
+
+  template <class Op, class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params<Op>& pp) {
+    const typename Op::problem& p = pp.problem;
+    char* arena = ctx.smem();
+    char* smem = arena + ((1024 - (arch::shared_address(arena) & 1023)) & 1023);
+    const std::uint32_t bars = arch::shared_address(smem + Stages * Op::stage_bytes);
+    const auto full = [&](int s) { return bars + 8 * s; };
+    const auto empty = [&](int s) { return bars + 8 * (Stages + s); };
+    const auto stage = [&](int s) { return Op::stage_at(smem + s * Op::stage_bytes); };
+    constexpr int consumer_warps = 4 * Consumers;
+    if (ctx.thread() == 0) {
+      for (int s = 0; s < Stages; ++s) {
+        arch::mbarrier_init(full(s), 1);
+        arch::mbarrier_init(empty(s), consumer_warps);
+      }
+      arch::mbarrier_init_fence();
+    }
+    ctx.sync();
+
+    const int tiles = Op::tiles(p);
+    const long long work = (long long)tiles * Op::layers(p);
+    if (ctx.warp() < 4) {  // the producer warpgroup
+      arch::setmaxnreg_dec<producer_registers>();
+      if (ctx.thread() != 0) return;
+      for (int i = 0; i < Op::operand_count; ++i) arch::tma_prefetch_map(&pp.maps[i]);
+      constexpr std::uint32_t bytes = stage_copy_bytes<Op>::value;
+      int s = 0, phase = 0;
+      for (long long i = ctx.block_x(); i < work; i += ctx.grid_x()) {
+        const auto w = Op::work_at(p, int(i % tiles), int(i / tiles));
+        const int steps = Op::steps(p, w);
+        for (int k = 0; k < steps; ++k) {
+          arch::mbarrier_wait(empty(s), phase ^ 1);
+          arch::mbarrier_arrive_expect_tx(full(s), bytes);
+          tma_loader<Op> ld{pp, full(s)};
+          Op::load(ld, stage(s), p, w, k);
+          if (++s == Stages) s = 0, phase ^= 1;
+        }
+      }
+      return;
+    }
+
+    arch::setmaxnreg_inc<consumer_registers>();
+    unit_context<Ctx, typename Op::unit, warp_lanes> u(ctx, ctx.warp() / 4 - 1);
+    const bool signals = ctx.lane() == 0;  // one arrival per consumer warp
+    int s = 0, phase = 0;
+    for (long long i = ctx.block_x(); i < work; i += ctx.grid_x()) {
+      const auto w = Op::work_at(p, int(i % tiles), int(i / tiles));
+      const int steps = Op::steps(p, w);
+      typename Op::state st;
+      Op::start(u, st, p, w);
+      int previous = -1;
+      for (int k = 0; k < steps; ++k) {
+        arch::mbarrier_wait(full(s), phase);
+        Op::compute(u, st, stage(s), p, w, k);
+        Op::template retire<1>(u, st);  // the MMAs of step k − 1 are done: free its stage
+        if (previous >= 0 && signals) arch::mbarrier_arrive(empty(previous));
+        previous = s;
+        if (++s == Stages) s = 0, phase ^= 1;
+      }
+      Op::template retire<0>(u, st);
+      if (previous >= 0 && signals) arch::mbarrier_arrive(empty(previous));
+      Op::finish(u, st, p, w);
+    }
+  }
+};
+
+}  // namespace tessel::cuda

@@ -1,0 +1,147 @@
+// tessel/core/pipeline.hpp — the block-level pipeline: an op's stage bodies, run by a backend's schedule.
+//
+// An op that streams operand tiles through shared memory is written as stage
+// bodies; it never says who loads, who computes, or what hands a stage from one
+// to the other. That is the schedule's job, chosen by the backend's config
+// (cfg::schedule). pipeline_kernel<Op, Schedule> is what a backend launches.
+//
+// Stage bodies (the op, `Op`):
+//   using problem;                         kernel parameters built on the host
+//   using unit;                            the scope of one consumer (warp_scope, group_scope<4>)
+//   static constexpr int units;            consumers per block
+//   static constexpr int stage_bytes;      shared bytes of one stage (a multiple of Schedule::stage_align)
+//   using stage;  static stage stage_at(char* base)   the operand tiles of one step
+//   struct work;                           one unit of output (e.g. a C tile of one batch entry)
+//   static int tiles(p), layers(p);        work = tiles × layers (layers: batch entries)
+//   static work work_at(p, tile, layer)    the op's tile order (its rasterisation)
+//   static int steps(p, w)                 pipeline steps of a work unit (K tiles)
+//   load(ld, stage, p, w, step)            fills a stage: ld.template copy<I>(dst, src, row0, col0, layer)
+//                                          per operand I (src: the gmatrix of that layer)
+//   struct state;                          a consumer's registers (accumulators)
+//   start(u, state, p, w)                  before the first step
+//   compute(u, state, stage, p, w, step)   consumes a stage; may leave its MMAs in flight
+//   retire<N>(u, state)                    waits until at most N steps' MMAs are in flight
+//   finish(u, state, p, w)                 the epilogue
+//   template <int I> static global_operand<T> operand(p)   (schedules with a copy engine:
+//                                          the operands' extents and layer strides, for tensor maps)
+// `u` is the consumer's context: the block context plus unit_index(); its lane()
+// counts the unit's lanes (0 .. 127 for a 4-warp group on CUDA).
+//
+// Schedules (a backend names one per config; this file has the portable one):
+//   ring_schedule   every warp loads and computes: S stages in flight, the
+//                   copy of step k + S − 1 issued while step k computes;
+//                   P::wait<S−2> + a block barrier hand a stage over (sm80
+//                   cp.async, CDNA LDS, the CPU's packed panels).
+//   backends/cuda/schedule_sm90.hpp: a producer warp (TMA) and consumer
+//                   warpgroups, full/empty mbarriers, persistent grid.
+#pragma once
+#include <cstdint>
+
+#include "tessel/core/global_tile.hpp"
+#include "tessel/core/scope.hpp"
+
+namespace tessel {
+
+// One operand as a schedule with a copy engine sees it: the gmatrix of layer 0
+// and the element distance between layers (0: every layer reads the same one).
+template <class T> struct global_operand {
+  gmatrix<T> matrix;
+  std::int64_t layer_stride;
+  int layers;
+};
+
+// The context of one consumer unit: the block context, which unit this is, and
+// lanes counted within the unit. Warp-scope units see the block context itself.
+template <class Ctx, class Unit, int WarpLanes> struct unit_context : Ctx {
+  static constexpr int lanes = Unit::warps * WarpLanes;
+  int unit_index_;
+  TESSEL_HOST_DEVICE unit_context(const Ctx& ctx, int index) : Ctx(ctx), unit_index_(index) {}
+  TESSEL_HOST_DEVICE int unit_index() const { return unit_index_; }
+  // The lane within the unit (the atom's lane index for a group-scope atom).
+  TESSEL_HOST_DEVICE int lane() const { return Ctx::thread() % lanes; }
+  // The warp within the unit.
+  TESSEL_HOST_DEVICE int unit_warp() const { return Ctx::warp() % Unit::warps; }
+};
+
+// Runs every step of one work unit through a ring of S stages in shared
+// memory, all warps loading (P::load, P::commit) and all computing.
+template <class P, int S> struct ring_schedule {
+  static_assert(S >= 2, "ring_schedule: the copy/compute ring needs at least two stages");
+  static constexpr int max_grid_z = 65535;
+  static constexpr int stage_align = 128;  // bytes: every stage and operand tile starts so aligned
+
+  // The loader every thread calls: a block-scope copy through the policy.
+  template <class Ctx> struct loader {
+    Ctx& ctx;
+    template <int I, class Dst, class Src>
+    TESSEL_HOST_DEVICE void copy(Dst dst, const gmatrix<Src>& src, int row0, int col0, int /*layer*/) {
+      P::load(ctx, dst, src, row0, col0);
+    }
+  };
+
+  template <class Op> using params = typename Op::problem;
+  template <class Op> static constexpr int warps = Op::units * Op::unit::warps;
+  template <class Op> static launch_shape shape(const typename Op::problem& p) {
+    launch_shape s;
+    s.grid_x = Op::tiles(p);
+    const int layers = Op::layers(p);
+    s.grid_z = layers < max_grid_z ? layers : max_grid_z;  // run() strides over the rest
+    s.warps = warps<Op>;
+    s.smem_bytes = S * Op::stage_bytes;
+    return s;
+  }
+  template <class Op> static const typename Op::problem& prepare(const typename Op::problem& p) { return p; }
+
+  template <class Op, class Ctx> TESSEL_HOST_DEVICE static void run(Ctx& ctx, const typename Op::problem& p) {
+    const int layers = Op::layers(p);
+    for (int z = ctx.block_z(); z < layers; z += ctx.grid_z()) run_one<Op>(ctx, p, Op::work_at(p, ctx.block_x(), z));
+  }
+
+  template <class Op, class Ctx>
+  TESSEL_HOST_DEVICE static void run_one(Ctx& ctx, const typename Op::problem& p, const typename Op::work& w) {
+    using unit_ctx = unit_context<Ctx, typename Op::unit, P::lanes>;
+    auto u = [&] {
+      if constexpr (Op::unit::warps == 1) return Ctx(ctx);
+      else return unit_ctx(ctx, ctx.warp() / Op::unit::warps);
+    }();
+    char* smem = ctx.smem();
+    auto stage = [&](int s) { return Op::stage_at(smem + s * Op::stage_bytes); };
+    loader<Ctx> ld{ctx};
+    typename Op::state st;
+    Op::start(u, st, p, w);
+    const int steps = Op::steps(p, w);
+    for (int s = 0; s < S - 1; ++s) {
+      if (s < steps) Op::load(ld, stage(s), p, w, s);
+      P::commit();
+    }
+    for (int k = 0; k < steps; ++k) {
+      P::template wait<S - 2>();  // step k has landed (for this thread)
+      ctx.sync();                 // ... for every thread; and stage (k − 1) % S is free again
+      const int next = k + S - 1;
+      if (next < steps) Op::load(ld, stage(next % S), p, w, next);
+      P::commit();
+      Op::compute(u, st, stage(k % S), p, w, k);
+      Op::template retire<0>(u, st);
+    }
+    Op::finish(u, st, p, w);
+  }
+};
+
+// What a backend launches: the op's stage bodies under a schedule.
+//   problem  what the host builds;  params  what the kernel receives (prepare())
+//   warps    block size in warps;   shape() the launch;  run() the kernel body
+template <class Op, class Schedule> struct pipeline_kernel {
+  using op = Op;
+  using cfg = typename Op::cfg;
+  using schedule = Schedule;
+  using problem = typename Op::problem;
+  using params = typename Schedule::template params<Op>;
+  static constexpr int warps = Schedule::template warps<Op>;
+  static launch_shape shape(const problem& p) { return Schedule::template shape<Op>(p); }
+  static params prepare(const problem& p) { return Schedule::template prepare<Op>(p); }
+  template <class Ctx> TESSEL_HOST_DEVICE static void run(Ctx& ctx, const params& pp) {
+    Schedule::template run<Op>(ctx, pp);
+  }
+};
+
+}  // namespace tessel
