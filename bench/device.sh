@@ -6,14 +6,15 @@
 # xsimd, GoogleTest sources). It
 #   1. builds -DBACKEND=cuda (Release) with the machine's nvcc, -j16;
 #   2. runs the test suite (ctest), if the build has tests;
-#   3. runs compute-sanitizer memcheck and racecheck on the GEMM tests
+#   3. runs compute-sanitizer memcheck, racecheck (and synccheck) on the GEMM tests
 #      (tests/tessel_tests, GEMM suites) and on a private probe if present;
 #   4. runs tessel-bench gemm (cuBLAS as the peer, same process) and the probe;
 #   5. writes logs under $OUT and prints a short table last.
 # Environment: OUT (results folder; default ./device-out), TESSEL_DEVICE_ARCHS
 # (CMAKE_CUDA_ARCHITECTURES for this build; default 90a, the H100's own),
 # TESSEL_DEVICE_STEPS (the steps, in order; default "build test sanitize bench"),
-# TESSEL_PROBE_MODE (the probe's mode in the bench step: full or quick).
+# TESSEL_PROBE_MODE (the probe's mode in the bench step: full or quick),
+# TESSEL_SANITIZE_SCOPE (gemm: skip the attention sanitizer runs).
 # The test step also reruns the GEMM and attention tests with TESSEL_CUDA_POLICY=sm80.
 set -uo pipefail
 
@@ -106,11 +107,13 @@ step_sanitize() {
   if [ -x "$tests_bin" ]; then
     sanitize memcheck tests "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1
     sanitize racecheck tests "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1
+    sanitize synccheck tests "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1
     [ -x "$build/tests/tessel_tile_tests_cuda" ] && sanitize racecheck tile_tests "$build/tests/tessel_tile_tests_cuda" --gtest_brief=1
     if [ -x "$build/tests/tessel_wgmma_tests" ]; then
       sanitize memcheck wgmma_tests "$build/tests/tessel_wgmma_tests" --gtest_brief=1
       sanitize racecheck wgmma_tests "$build/tests/tessel_wgmma_tests" --gtest_brief=1
     fi
+    [ "${TESSEL_SANITIZE_SCOPE:-all}" = gemm ] && return
     TESSEL_SANITIZE_TIMEOUT=240 sanitize memcheck attention "$tests_bin" --gtest_filter="$attention_filter" --gtest_brief=1
     TESSEL_SANITIZE_TIMEOUT=240 sanitize racecheck attention "$tests_bin" --gtest_filter="$attention_filter" --gtest_brief=1
   else
@@ -125,9 +128,25 @@ step_sanitize() {
 # ---- 4. benchmark -------------------------------------------------------------
 step_bench() {
   if [ -x "$build/tools/tessel-bench" ]; then
-    timeout 150 "$build/tools/tessel-bench" gemm --dtype bf16,fp16,fp32 --shapes 4096,8192 --repeat 9 \
-      --json "$OUT/bench_gemm.json" >"$OUT/bench_gemm.txt" 2>&1
-    note "tessel-bench gemm: rc=$?"
+    # The issue-8 matrix: bf16/fp16 in, C in the input type and in fp32; five shapes; the four
+    # transposes at 4096^3; a strided batch. TESSEL_BENCH_QUICK=1: bf16 in/out, 4096 and 8192 only.
+    local b=$build/tools/tessel-bench
+    if [ -n "${TESSEL_BENCH_QUICK:-}" ]; then
+      timeout 200 "$b" gemm --dtype bf16 --out input --shapes 4096,8192 --repeat 9 \
+        --json "$OUT/bench_gemm.json" >"$OUT/bench_gemm.txt" 2>&1
+      note "tessel-bench gemm (quick): rc=$?"
+    else
+      timeout 240 "$b" gemm --dtype bf16,fp16 --out input,f32 --shapes 4096,8192 --shape 4096x14336x4096 \
+        --shape 4096x4096x14336 --shape 1024x8192x8192 --repeat 9 \
+        --json "$OUT/bench_gemm.json" >"$OUT/bench_gemm.txt" 2>&1
+      note "tessel-bench gemm shapes: rc=$?"
+      timeout 150 "$b" gemm --dtype bf16,fp16 --out input,f32 --shapes 4096 --trans all --repeat 9 \
+        --json "$OUT/bench_gemm_trans.json" >"$OUT/bench_gemm_trans.txt" 2>&1
+      note "tessel-bench gemm transposes: rc=$?"
+      timeout 120 "$b" gemm --dtype bf16,fp16 --out input,f32 --shapes 2048 --batch 16 --repeat 9 \
+        --json "$OUT/bench_gemm_batch.json" >"$OUT/bench_gemm_batch.txt" 2>&1
+      note "tessel-bench gemm batched: rc=$?"
+    fi
   else
     note "tessel-bench: not in this build"
   fi
@@ -184,7 +203,10 @@ done
 echo
 echo "================ summary ================"
 cat "$summary"
-[ -f "$OUT/bench_gemm.txt" ] && { echo "---- tessel-bench gemm"; tail -25 "$OUT/bench_gemm.txt"; }
+for f in bench_gemm bench_gemm_trans bench_gemm_batch; do
+  [ -f "$OUT/$f.txt" ] && { echo "---- tessel-bench $f"; grep -E "^ +[0-9]+ +[0-9]+x" "$OUT/$f.txt" |
+    awk '{print "batch", $1, $2, $3, "->", $4, $5, "tessel", $8, "peer", $(NF-6), "ratio", $(NF-5), $NF}'; }
+done
 [ -f "$OUT/probe.txt" ] && { echo "---- probe"; grep -E "FAIL|THROW|BENCH|CORRECTNESS|device" "$OUT/probe.txt" | head -40; }
 [ -f "$OUT/attention_sdpa.txt" ] && { echo "---- attention vs SDPA"; tail -16 "$OUT/attention_sdpa.txt"; }
 exit 0

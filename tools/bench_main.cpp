@@ -35,9 +35,10 @@ std::string usage() {
 
 const char details[] =
     "\n"
-    "gemm: tessel::gemm against the build's peer (OpenBLAS sgemm on CPU, cuBLAS GemmEx on CUDA, none on HIP)\n"
-    "  on the same inputs, fp32 output. --shapes S,... are square sizes, --shape MxNxK (repeatable) any;\n"
-    "  default --shapes 1024,2048,4096.\n"
+    "gemm: tessel::gemm against the build's peer (OpenBLAS sgemm on CPU, cuBLAS GemmEx / GemmStridedBatchedEx\n"
+    "  on CUDA, none on HIP) on the same inputs. --shapes S,... are square sizes, --shape MxNxK (repeatable)\n"
+    "  any; default --shapes 1024,2048,4096. --out f32|input (list): C in fp32 (default) or the input type;\n"
+    "  --trans nn,nt,tn,tt|all: op(A), op(B) (nt = a @ b.T); --batch N (list): a strided batch of N products.\n"
     "attention: tessel::attention, layout [batch, seq, heads, head_dim], seq_q = seq_kv = each of --seqs\n"
     "  (default 1024,4096), --head-dim list (default 64,128), --heads (default 8), --kv-heads (default heads;\n"
     "  must divide heads), --batch (default 1) or --tokens T (batch = max(1, T / seq)); --causal, or --both\n"

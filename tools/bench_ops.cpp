@@ -11,8 +11,11 @@ namespace tessel::tools {
 
 const std::vector<bench_op>& bench_ops() {
   static const std::vector<bench_op> ops = {
-      {"gemm", "[--shapes S1,S2,... | --shape MxNxK ...] [--trans-a] [--trans-b]",
-       {{"--shapes", true, true}, {"--shape", true, true}, {"--trans-a", false}, {"--trans-b", false}},
+      {"gemm",
+       "[--shapes S1,S2,... | --shape MxNxK ...] [--trans nn,nt,tn,tt|all | --trans-a --trans-b]\n"
+       "      [--out f32|input[,...]] [--batch N[,...]]",
+       {{"--shapes", true, true}, {"--shape", true, true}, {"--trans-a", false}, {"--trans-b", false},
+        {"--trans", true, true}, {"--out", true, true}, {"--batch", true, true}},
        bench_gemm},
       {"attention",
        "[--seqs 1024,4096] [--head-dim 64,128] [--heads H] [--kv-heads H] [--batch B | --tokens T]\n"

@@ -1,10 +1,16 @@
-// bench/peers/cublas.cu — the CUDA peer: cublasGemmEx, fp32 accumulation, fp32 output.
+// bench/peers/cublas.cu — the CUDA peer: cuBLAS, fp32 accumulation, output fp32 or the input type.
 //
-// A, B of the input type (CUDA_R_32F, CUDA_R_16F or CUDA_R_16BF), C CUDA_R_32F,
-// CUBLAS_COMPUTE_32F (no TF32: the default math mode does not allow it for
-// COMPUTE_32F), CUBLAS_GEMM_DEFAULT, on the legacy default stream like tessel
-// in tessel-bench. Row-major C = op(A)·op(B) is computed as the column-major
-// Cᵀ = op(B)ᵀ·op(A)ᵀ, i.e. cuBLAS gets (B, A) with N and M swapped.
+// What torch.mm / torch.bmm run on these operands: cublasGemmEx for one
+// problem, cublasGemmStridedBatchedEx for a batch (one call, batch strides of
+// the packed operands). A, B of the input type (CUDA_R_32F, CUDA_R_16F or
+// CUDA_R_16BF); C CUDA_R_32F or the input type (bf16 in -> bf16 out, the
+// rounding done by cuBLAS's epilogue); CUBLAS_COMPUTE_32F with fp32
+// alpha/beta (no TF32: the default math mode does not allow it for
+// COMPUTE_32F), CUBLAS_GEMM_DEFAULT, cuBLAS's default workspace, on the legacy
+// default stream like tessel in tessel-bench. Row-major C = op(A)·op(B) is
+// computed as the column-major Cᵀ = op(B)ᵀ·op(A)ᵀ, i.e. cuBLAS gets (B, A)
+// with N and M swapped: bench "nt" (A [M,K], B [N,K], both K-major) is the
+// cuBLAS call with transa = T, transb = N — cuBLAS's "TN".
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -27,13 +33,32 @@ void check(cudaError_t e, const char* what) {
 cudaDataType_t cuda_type(dtype t) {
   return t == dtype::f32 ? CUDA_R_32F : t == dtype::f16 ? CUDA_R_16F : CUDA_R_16BF;
 }
+const char* cuda_type_name(dtype t) {
+  return t == dtype::f32 ? "CUDA_R_32F" : t == dtype::f16 ? "CUDA_R_16F" : "CUDA_R_16BF";
+}
 
 class cublas_peer final : public gemm_peer {
  public:
   ~cublas_peer() override {
     if (handle_) (void)cublasDestroy(handle_);  // nothing useful to do with a failure in a destructor
   }
-  std::string name(dtype in) const override { return std::string("cublasGemmEx ") + dtype_name(in) + "->fp32"; }
+  std::string name(const gemm_problem& p) const override {
+    return std::string(p.batch > 1 ? "cublasGemmStridedBatchedEx " : "cublasGemmEx ") + dtype_name(p.in) + "->" +
+           dtype_name(p.out);
+  }
+  std::string call(const gemm_problem& p) const override {
+    // The column-major call: (B, A), n and m swapped.
+    const int ldb = p.trans_b ? p.k : p.n, lda = p.trans_a ? p.m : p.k;
+    std::string s = p.batch > 1 ? "cublasGemmStridedBatchedEx" : "cublasGemmEx";
+    s += std::string("(transa=") + (p.trans_b ? "T" : "N") + ", transb=" + (p.trans_a ? "T" : "N") +
+         ", m=" + std::to_string(p.n) + ", n=" + std::to_string(p.m) + ", k=" + std::to_string(p.k) + ", A=B_bench " +
+         cuda_type_name(p.in) + " lda=" + std::to_string(ldb) + ", B=A_bench " + cuda_type_name(p.in) +
+         " ldb=" + std::to_string(lda) + ", C " + cuda_type_name(p.out) + " ldc=" + std::to_string(p.n);
+    if (p.batch > 1)
+      s += ", strides " + std::to_string((long long)p.k * p.n) + "/" + std::to_string((long long)p.m * p.k) + "/" +
+           std::to_string((long long)p.m * p.n) + ", batchCount=" + std::to_string(p.batch);
+    return s + ", CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)";
+  }
   std::string description() const override {
     int major = 0, minor = 0, patch = 0, rt = 0;
     check(cublasGetProperty(MAJOR_VERSION, &major), "cublasGetProperty");
@@ -41,10 +66,15 @@ class cublas_peer final : public gemm_peer {
     check(cublasGetProperty(PATCH_LEVEL, &patch), "cublasGetProperty");
     check(cudaRuntimeGetVersion(&rt), "cudaRuntimeGetVersion");
     return "cuBLAS " + std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch) +
-           ", CUDA runtime " + std::to_string(rt) + ", CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT";
+           ", CUDA runtime " + std::to_string(rt) +
+           ", cublasGemmEx / cublasGemmStridedBatchedEx, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT, default math mode"
+           " and workspace";
   }
 
   void prepare(const gemm_problem& p, const std::vector<gemm_operands>& sets) override {
+    if (p.out != dtype::f32 && p.out != p.in)
+      throw std::runtime_error("cublas peer: the output type must be fp32 or the input type");
+    if (p.batch < 1) throw std::runtime_error("cublas peer: batch must be >= 1");
     if (!handle_) {
       check(cublasCreate(&handle_), "cublasCreate");
       check(cublasSetStream(handle_, nullptr), "cublasSetStream");
@@ -57,13 +87,20 @@ class cublas_peer final : public gemm_peer {
   void run(std::size_t set) override {
     const gemm_operands& s = sets_.at(set);
     const float one = 1.0f, zero = 0.0f;
-    const cudaDataType_t t = cuda_type(p_.in);
+    const cudaDataType_t t = cuda_type(p_.in), tc = cuda_type(p_.out);
+    const cublasOperation_t opb = p_.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, opa = p_.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
     // Column-major view: B is [N, K] (ld N) untransposed, [K, N] (ld K) with trans_b; A likewise.
     const int ldb = p_.trans_b ? p_.k : p_.n, lda = p_.trans_a ? p_.m : p_.k;
-    check(cublasGemmEx(handle_, p_.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, p_.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, p_.n,
-                       p_.m, p_.k, &one, s.b, t, ldb, s.a, t, lda, &zero, s.c, CUDA_R_32F, p_.n, CUBLAS_COMPUTE_32F,
-                       CUBLAS_GEMM_DEFAULT),
-          "cublasGemmEx");
+    if (p_.batch == 1) {
+      check(cublasGemmEx(handle_, opb, opa, p_.n, p_.m, p_.k, &one, s.b, t, ldb, s.a, t, lda, &zero, s.c, tc, p_.n,
+                         CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+            "cublasGemmEx");
+      return;
+    }
+    const long long sb = (long long)p_.k * p_.n, sa = (long long)p_.m * p_.k, sc = (long long)p_.m * p_.n;
+    check(cublasGemmStridedBatchedEx(handle_, opb, opa, p_.n, p_.m, p_.k, &one, s.b, t, ldb, sb, s.a, t, lda, sa,
+                                     &zero, s.c, tc, p_.n, sc, p_.batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+          "cublasGemmStridedBatchedEx");
   }
 
  private:

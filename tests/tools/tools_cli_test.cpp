@@ -78,7 +78,8 @@ TEST_F(ToolsCli, BadCommandLinesExit2WithUsage) {
   for (const char* args : {"", "softmax", "gemm --bogus", "gemm --shape 4x4", "gemm --shapes 0", "gemm --repeat x",
                            "gemm --dtype int8", "gemm --shape 4x4x4 --repeat", "attention --seqs 0",
                            "attention --head-dim 32", "attention --causal --both", "attention --batch 2 --tokens 64",
-                           "attention --heads 6 --kv-heads 4"}) {
+                           "attention --heads 6 --kv-heads 4", "gemm --trans xn", "gemm --trans nt --trans-b",
+                           "gemm --out bf16", "gemm --batch 0", "gemm --batch 2,x"}) {
     SCOPED_TRACE(args);
     const result r = bench(args);
     EXPECT_EQ(r.status, 2) << r.output;
@@ -184,6 +185,35 @@ TEST_F(ToolsCli, BenchSmallSweepChecksAndWritesJson) {
   for (const char* key : {"\"meta\"", "\"rows\"", "\"tessel_cpu_isa\"", "\"device_description\"", "\"compiler\"",
                           "\"date_utc\"", "\"tessel_tflops\"", "\"err_vs_fp64\""})
     EXPECT_NE(json.find(key), std::string::npos) << key;
+}
+
+// --out input, all four transposes and a strided batch: every row checked (16-bit outputs against
+// the output type's rounding) and labelled in the JSON.
+TEST_F(ToolsCli, BenchGemmOutputTypeTransposesAndBatch) {
+  SKIP_WITHOUT_DEVICE();
+  const result r = bench("gemm --shape 24x40x56 --dtype bf16,fp16 --out input,f32 --trans all --batch 3 --repeat 1 "
+                         "--rotate-mib 1 --min-sample-ms 0.1 --json '" + path("b.json") + "'");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream f(path("b.json"));
+  std::stringstream ss;
+  ss << f.rdbuf();
+  const std::string json = ss.str();
+  auto count = [&](const std::string& key) {
+    int n = 0;
+    for (std::size_t p = 0; (p = json.find(key, p)) != std::string::npos; ++p) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("\"check\": \"ok\""), 16) << json;  // 2 input types x 2 output types x 4 transposes
+  EXPECT_EQ(count("\"batch\": 3"), 16) << json;
+  for (const char* t : {"nn", "nt", "tn", "tt"}) EXPECT_EQ(count(std::string("\"trans\": \"") + t + "\""), 4) << t;
+  EXPECT_EQ(count("\"dtype_out\": \"bf16\""), 4) << json;
+  EXPECT_EQ(count("\"dtype_out\": \"fp16\""), 4) << json;
+  EXPECT_EQ(count("\"dtype_out\": \"fp32\""), 8) << json;
+  for (const char* key : {"\"dtype_in\"", "\"tessel_tflops\"", "\"peer_tflops\"", "\"ratio\"", "\"peer_call\"",
+                          "\"peer_err_vs_fp64\"", "\"flops\""})
+    EXPECT_EQ(count(key), 16) << key;
+  // The flops cover the whole batch.
+  EXPECT_NE(json.find("\"flops\": 322560"), std::string::npos) << json;  // 2*3*24*40*56
 }
 
 }  // namespace
