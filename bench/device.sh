@@ -156,6 +156,49 @@ step_bench() {
   fi
 }
 
+# ---- 4a. GEMM tuning variants: TESSEL_DEVICE_GEMM_VARIANTS="name:flags;..." — each a tessel-bench
+# built with those CUDA flags, run on the quick rows (bf16 in/out, 4096^3 and 8192^3) after this
+# build's own, in turn, twice; cuBLAS in each process is the common yardstick.
+step_gvariants() {
+  local spec name flags dir t0 round
+  local rows=(gemm --dtype bf16 --out input --shapes 4096,8192 --repeat 7)
+  local bins=("base=$build/tools/tessel-bench")
+  IFS=';' read -r -a specs <<<"${TESSEL_DEVICE_GEMM_VARIANTS:-}"
+  for spec in "${specs[@]}"; do
+    [ -n "$spec" ] || continue
+    name=${spec%%:*} flags=${spec#*:} t0=$(date +%s) dir=$root/build-gvariant-$name
+    rm -f "$dir/CMakeCache.txt"
+    if cmake -S . -B "$dir" -G Ninja -DBACKEND=cuda -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
+      -DCMAKE_CUDA_FLAGS="$flags" -DCMAKE_PREFIX_PATH="$deps/usr" -DTESSEL_BUILD_TESTS=OFF >>"$OUT/build.log" 2>&1 &&
+      cmake --build "$dir" -j16 --target tessel-bench >>"$OUT/build.log" 2>&1; then
+      bins+=("$name=$dir/tools/tessel-bench")
+      note "gemm variant $name ($flags): built in $(( $(date +%s) - t0 )) s"
+    else
+      note "gemm variant $name ($flags): build FAILED (build.log)"
+    fi
+  done
+  for round in 1 2; do
+    for spec in "${bins[@]}"; do
+      name=${spec%%=*}
+      timeout 120 "${spec#*=}" "${rows[@]}" >"$OUT/gvariant_${name}_$round.txt" 2>&1
+      grep -E "^ +[0-9]+ +[0-9]+x" "$OUT/gvariant_${name}_$round.txt" |
+        awk -v n="$name" -v r="$round" '{print "variant", n, "round", r, $2, "tessel", $8, "peer", $(NF-6), "ratio", $(NF-5)}' |
+        tee -a "$summary"
+    done
+  done
+}
+
+# ---- 4b. ncu summary of the Hopper GEMM kernel (bf16 in/out, 4096^3): tensor pipe, stalls ----
+step_ncu() {
+  local b=$build/tools/tessel-bench
+  [ -x "$b" ] || { note "ncu: no tessel-bench"; return; }
+  timeout 240 ncu --clock-control none --kernel-name-base mangled -k "regex:sm90_tma_schedule" --launch-skip 3 -c 1 \
+    --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy \
+    --section MemoryWorkloadAnalysis --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active \
+    "$b" gemm --dtype bf16 --out input --shapes 4096 --repeat 3 >"$OUT/ncu_gemm.txt" 2>&1
+  note "ncu gemm: rc=$? ($(grep -c "Section:" "$OUT/ncu_gemm.txt") sections)"
+}
+
 # ---- 5. attention vs PyTorch SDPA (flash, cuDNN), same inputs, same process ----
 # Tuning variants (TESSEL_DEVICE_VARIANTS="name:-DFLAG=1 -DOTHER=2;name2@SRC:..."):
 # each is libtessel_capi.so built with those CUDA flags, timed as one more
@@ -192,8 +235,8 @@ step_attention() {
 
 for s in $steps; do
   case $s in
-    build | test | sanitize | bench | variants | attention) "step_$s" ;;
-    *) note "unknown step '$s' (expected build, test, sanitize, bench, variants, attention)" ;;
+    build | test | sanitize | bench | gvariants | ncu | variants | attention) "step_$s" ;;
+    *) note "unknown step '$s' (expected build, test, sanitize, bench, gvariants, ncu, variants, attention)" ;;
   esac
 done
 # At most 8 files come back: the logs travel as one archive.

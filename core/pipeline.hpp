@@ -21,9 +21,13 @@
 //   start(u, state, p, w)                  before the first step
 //   compute(u, state, stage, p, w, step)   consumes a stage; may leave its MMAs in flight
 //   retire<N>(u, state)                    waits until at most N steps' MMAs are in flight
-//   finish(u, state, p, w)                 the epilogue
-//   template <int I> static global_operand<T> operand(p)   (schedules with a copy engine:
-//                                          the operands' extents and layer strides, for tensor maps)
+//   finish(u, out, state, p, w)            the epilogue: out.template store<I>(u, dst, tile, row0,
+//                                          col0, alpha, beta, layer) per output I (dst: its gmatrix at
+//                                          that layer) — P::store's contract, however the schedule does it
+//   using policy;                          the backend policy P of the tile ops
+//   template <int I> static global_operand<T> operand(p), output(p);  operand_count, output_count;
+//   template <int I> using operand_tile;   (schedules with a copy engine: the extents and layer
+//                                          strides of inputs and outputs, for tensor maps)
 // `u` is the consumer's context: the block context plus unit_index(); its lane()
 // counts the unit's lanes (0 .. 127 for a 4-warp group on CUDA).
 //
@@ -79,6 +83,15 @@ template <class P, int S> struct ring_schedule {
     }
   };
 
+  // The epilogue's store: the policy's, by the unit.
+  struct storer {
+    template <int I, class U, class Tile, class TD>
+    TESSEL_HOST_DEVICE void store(U& u, const gmatrix<TD>& dst, const Tile& t, int row0, int col0, float alpha,
+                                  float beta, int /*layer*/) {
+      P::store(u, dst, t, row0, col0, alpha, beta);
+    }
+  };
+
   template <class Op> using params = typename Op::problem;
   template <class Op> static constexpr int warps = Op::units * Op::unit::warps;
   template <class Op> static launch_shape shape(const typename Op::problem& p) {
@@ -123,7 +136,8 @@ template <class P, int S> struct ring_schedule {
       Op::compute(u, st, stage(k % S), p, w, k);
       Op::template retire<0>(u, st);
     }
-    Op::finish(u, st, p, w);
+    storer out;
+    Op::finish(u, out, st, p, w);
   }
 };
 

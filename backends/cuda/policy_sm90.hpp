@@ -3,8 +3,10 @@
 // bf16 / fp16 GEMM: 128 × 256 × 64 blocks under the TMA schedule
 // (schedule_sm90.hpp): a producer warpgroup and 2 consumer warpgroups, each
 // consumer a group_scope<4> unit owning 64 × 256 of C in one wgmma m64n256k16
-// accumulator (128 fp32 registers per lane); 4 stages of 16 + 32 KiB
-// swizzle128 tiles (192 KiB of the H100's 227 KiB); a persistent grid. fp32 is
+// accumulator (128 fp32 registers per lane); 3 stages of 16 + 32 KiB
+// swizzle128 tiles and 2 × 32 KiB of epilogue staging (208 KiB of the H100's
+// 227 KiB; 4 stages measured no faster without the staging); a persistent
+// grid. fp32 is
 // sm80's SIMT configuration. Chosen at run time only for a device of compute
 // capability 9.0 whose kernels were built for sm_90a, and operands a tensor map
 // can describe (gemm_instance.hpp); any other call runs the sm80 policy.
@@ -27,8 +29,8 @@ template <class T, int BM_, int BN_, int BK_, int Consumers, int Stages> struct 
   template <bool KContiguous> using layout_a = swizzle128<BM, BK, KContiguous>;
   template <bool NContiguous> using layout_b = swizzle128<BK, BN, NContiguous>;
 };
-template <> struct sm90_gemm_config<bf16> : sm90_tma_gemm_config<bf16, 128, 256, 64, 2, 4> {};
-template <> struct sm90_gemm_config<fp16> : sm90_tma_gemm_config<fp16, 128, 256, 64, 2, 4> {};
+template <> struct sm90_gemm_config<bf16> : sm90_tma_gemm_config<bf16, 128, 256, 64, 2, 3> {};
+template <> struct sm90_gemm_config<fp16> : sm90_tma_gemm_config<fp16, 128, 256, 64, 2, 3> {};
 
 struct sm90 : sm90_tile_ops {
   static constexpr int lanes = 32;

@@ -10,12 +10,17 @@
 //     run compute() (asynchronous wgmma), retire<1>() the previous step's MMAs
 //     and free that step's stage: one arrival per consumer warp on `empty`.
 //     After the last step, retire<0>() and finish() (the epilogue) — while the
-//     producer already fills the ring with the next work unit's steps.
+//     producer already fills the ring with the next work unit's steps. The
+//     epilogue stages a warpgroup's accumulator in its own 32 KiB of shared
+//     memory and leaves TMA stores in flight (tma_storer): they drain while
+//     the next mainloop runs; a named barrier per warpgroup orders the buffer.
 //   grid: persistent (capped at one block per SM by the launcher); block b
 //     takes work units b, b + grid, ... in the op's order (its raster).
 //
 //   stage s:  full[s] (count 1 + bytes)   producer ──TMA──▶ consumers
 //             empty[s] (count = consumer warps)   consumers ──arrive──▶ producer
+//   epilogue: consumers ──st.shared, fence.proxy.async, bar(1 + unit)──▶ lane 0
+//             ──TMA store (bulk group)──▶ C; wait_group.read before the next reuse
 //   phase bits: a thread's pass p over the ring waits full with parity p % 2,
 //   empty with parity (p + 1) % 2 (a fresh barrier's "previous" phase is done).
 //
@@ -29,8 +34,11 @@
 #include <utility>
 
 #include "tessel/core/pipeline.hpp"
+#include "tessel/core/register_tile.hpp"
 #include "tessel/cuda/arch/ldmatrix.hpp"
 #include "tessel/cuda/arch/tma.hpp"
+#include "tessel/cuda/arch/wgmma.hpp"
+#include "tessel/cuda/atom/wgmma.hpp"
 #include "tessel/cuda/launch.hpp"
 #include "tessel/cuda/swizzle.hpp"
 #include "tessel/cuda/tensor_map.hpp"
@@ -39,8 +47,16 @@ namespace tessel::cuda {
 
 template <class Problem, int N> struct tma_params {
   CUtensorMap maps[N];  // one per operand, 64-byte aligned
+  CUtensorMap out_map;  // output 0, where out_tma
   Problem problem;
   bool layered[N];  // false: the operand is shared by every layer (layer coordinate 0)
+  bool out_tma, out_layered;
+};
+
+// Whether a register tile is one warpgroup's wgmma accumulator (the staged epilogue's shape).
+template <class Tile> struct wgmma_accumulator : std::false_type {};
+template <class T, int N> struct wgmma_accumulator<rt<wgmma_m64k16<T, N>, operand::c, 1, 1>> : std::true_type {
+  static constexpr int n = N;
 };
 
 template <int Stages, int Consumers> struct sm90_tma_schedule {
@@ -54,6 +70,7 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
                 "sm90_tma_schedule: the register file cannot hold these warpgroups");
 
   template <class Op> static constexpr int barrier_bytes = 2 * Stages * 8;
+  static constexpr int epilogue_bytes = 32 * 1024;  // per consumer: 4 TMA boxes of 64 rows × 128 B
   template <class Op> static launch_shape shape(const typename Op::problem& p) {
     static_assert(Op::units * Op::unit::warps == 4 * Consumers, "sm90_tma_schedule: one consumer unit per warpgroup");
     launch_shape s;
@@ -61,7 +78,7 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
     s.grid_x = work < (1LL << 30) ? int(work) : (1 << 30);
     s.persistent = true;
     s.warps = warps<Op>;
-    s.smem_bytes = 1024 + Stages * Op::stage_bytes + barrier_bytes<Op>;  // 1024: aligning the arena
+    s.smem_bytes = 1024 + Stages * Op::stage_bytes + Consumers * epilogue_bytes + barrier_bytes<Op>;  // 1024: alignment
     return s;
   }
 
@@ -89,6 +106,11 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
     params<Op> pp{};
     pp.problem = p;
     fill_maps<Op>(pp, p, std::make_integer_sequence<int, Op::operand_count>{});
+    // Output 0 through a staged TMA store where a map can describe it row by row.
+    const auto out = Op::template output<0>(p);
+    pp.out_tma = out.matrix.col_stride == 1 && tma_compatible(out.matrix, out.layer_stride);
+    if (pp.out_tma) pp.out_map = make_tensor_map(out.matrix, out.layer_stride, out.layers, 64);
+    pp.out_layered = out.layer_stride != 0;
     return pp;
   }
 
@@ -108,6 +130,55 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
   };
 
   // Bytes the copies of one stage deliver (the expect_tx of its full barrier).
+  // The consumers' epilogue store: a wgmma accumulator goes through this
+  // warpgroup's shared buffer and TMA stores (tile_ops_sm90's stage_epilogue,
+  // in rounds of 4 boxes), issued by the unit's lane 0 and left in flight: the
+  // next work unit's mainloop overlaps them; the buffer is reused only once
+  // they have read it. Anything else takes the policy's store.
+  template <class Op> struct tma_storer {
+    const params<Op>& pp;
+    std::uint32_t buf;
+    int barrier;  // named barrier of this warpgroup
+    bool issuer;
+    template <int I, class U, class Tile, class TD>
+    TESSEL_DEVICE void store(U& u, const gmatrix<TD>& c, const Tile& t, int row0, int col0, float alpha, float beta,
+                             int layer) {
+      using P = typename Op::policy;
+      if constexpr (I == 0 && wgmma_accumulator<Tile>::value) {
+        if (pp.out_tma) {
+          constexpr int rounds = wgmma_accumulator<Tile>::n * int(sizeof(TD)) / (4 * 128);
+          static_assert(rounds >= 1, "tma_storer: a warpgroup tile spans at least 4 boxes");
+          staged(u, c, t, row0, col0, alpha, beta, pp.out_layered ? layer : 0, std::make_integer_sequence<int, rounds>{});
+          return;
+        }
+      }
+      P::store(u, c, t, row0, col0, alpha, beta);
+    }
+    template <class U, class Tile, class TD, int... R>
+    TESSEL_DEVICE void staged(U& u, const gmatrix<TD>& c, const Tile& t, int row0, int col0, float alpha, float beta,
+                              int z, std::integer_sequence<int, R...>) {
+      (round<R>(u, c, t, row0, col0, alpha, beta, z), ...);
+    }
+    template <int R, class U, class Tile, class TD>
+    TESSEL_DEVICE void round(U& u, const gmatrix<TD>& c, const Tile& t, int row0, int col0, float alpha, float beta,
+                             int z) {
+      using P = typename Op::policy;
+      constexpr int panel_cols = 128 / int(sizeof(TD));
+      if (issuer) arch::bulk_wait_read<0>();  // the previous stores have read the buffer
+      arch::named_barrier<128>(barrier);
+      P::template stage_epilogue<R>(u, buf, t, c, row0, col0, alpha, beta);
+      arch::fence_proxy_async();  // this thread's shared writes, for the copy engine
+      arch::named_barrier<128>(barrier);
+      if (issuer) {
+        TESSEL_UNROLL for (int q = 0; q < 4; ++q) {
+          const int col = col0 + (4 * R + q) * panel_cols;
+          if (col < c.cols && row0 < c.rows) arch::tma_store_3d(&pp.out_map, col, row0, z, buf + 8192 * q);
+        }
+        arch::bulk_commit();
+      }
+    }
+  };
+
   template <class Op, class Seq = std::make_integer_sequence<int, Op::operand_count>> struct stage_copy_bytes;
   template <class Op, int... I> struct stage_copy_bytes<Op, std::integer_sequence<int, I...>> {
     static constexpr std::uint32_t value =
@@ -118,7 +189,7 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
     const typename Op::problem& p = pp.problem;
     char* arena = ctx.smem();
     char* smem = arena + ((1024 - (arch::shared_address(arena) & 1023)) & 1023);
-    const std::uint32_t bars = arch::shared_address(smem + Stages * Op::stage_bytes);
+    const std::uint32_t bars = arch::shared_address(smem + Stages * Op::stage_bytes + Consumers * epilogue_bytes);
     const auto full = [&](int s) { return bars + 8 * s; };
     const auto empty = [&](int s) { return bars + 8 * (Stages + s); };
     const auto stage = [&](int s) { return Op::stage_at(smem + s * Op::stage_bytes); };
@@ -157,6 +228,8 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
     arch::setmaxnreg_inc<consumer_registers>();
     unit_context<Ctx, typename Op::unit, warp_lanes> u(ctx, ctx.warp() / 4 - 1);
     const bool signals = ctx.lane() == 0;  // one arrival per consumer warp
+    tma_storer<Op> out{pp, arch::shared_address(smem + Stages * Op::stage_bytes + u.unit_index() * epilogue_bytes),
+                       1 + u.unit_index(), u.lane() == 0};
     int s = 0, phase = 0;
     for (long long i = ctx.block_x(); i < work; i += ctx.grid_x()) {
       const auto w = Op::work_at(p, int(i % tiles), int(i / tiles));
@@ -174,8 +247,9 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
       }
       Op::template retire<0>(u, st);
       if (previous >= 0 && signals) arch::mbarrier_arrive(empty(previous));
-      Op::finish(u, st, p, w);
+      Op::finish(u, out, st, p, w);
     }
+    if (out.issuer) arch::bulk_wait<0>();  // every store of this block done before it exits
   }
 };
 

@@ -1,8 +1,8 @@
-// tessel/cuda/tensor_map.hpp — tensor maps (TMA descriptors) for 16-bit operands, built on the host.
+// tessel/cuda/tensor_map.hpp — tensor maps (TMA descriptors) for operands and outputs, built on the host.
 //
-// A copy engine reads a matrix through a tensor map: the matrix as a 3-D tensor
+// A copy engine reads (writes) a matrix through a tensor map: the matrix as a 3-D tensor
 // (inner = its contiguous dimension, outer = the other, layers = batch entries)
-// and the box one copy fetches: 64 inner elements (128 bytes, the 128-byte
+// and the box one copy moves: 128 bytes of inner elements (the 128-byte
 // swizzle of swizzle128 tiles) × `box_outer` lines × 1 layer. The encoder is a
 // driver function; tessel reaches it through the runtime's driver entry point
 // at run time, so the build needs the toolkit's headers only, not libcuda.
@@ -49,23 +49,29 @@ template <class T> bool tma_compatible(const gmatrix<T>& m, std::int64_t layer_s
          bytes(lead) > 0 && layer_stride >= 0;
 }
 
-// The map of a 16-bit matrix with `layers` entries `layer_stride` elements apart
-// (0: one shared entry), boxes of 64 × box_outer, 128-byte swizzle, zeros outside.
+// The map of a matrix of bf16, fp16 or fp32 with `layers` entries
+// `layer_stride` elements apart (0: one shared entry), boxes of
+// 128 bytes (64 or 32 elements) × box_outer lines, 128-byte swizzle, zeros
+// outside (reads) / clipped (writes).
 template <class T>
 CUtensorMap make_tensor_map(const gmatrix<T>& m, std::int64_t layer_stride, int layers, int box_outer) {
-  static_assert(sizeof(T) == 2, "make_tensor_map: 16-bit elements (bf16, fp16)");
+  using E = std::remove_const_t<T>;
+  static_assert(sizeof(E) == 2 || sizeof(E) == 4, "make_tensor_map: bf16, fp16 or fp32 elements");
+  constexpr std::uint64_t size = sizeof(E);
   const bool rows_contiguous = m.col_stride == 1;  // the inner dimension runs along a row
   const std::uint64_t inner = rows_contiguous ? m.cols : m.rows, outer = rows_contiguous ? m.rows : m.cols;
   const std::int64_t lead = rows_contiguous ? m.row_stride : m.col_stride;
   const std::uint64_t n_layers = layer_stride == 0 ? 1 : std::uint64_t(layers);
   const cuuint64_t dims[3] = {inner, outer, n_layers};
   // The stride of a single layer is never used; any legal value will do.
-  const std::uint64_t layer_bytes = layer_stride == 0 ? std::uint64_t(lead) * 2 * outer : std::uint64_t(layer_stride) * 2;
-  const cuuint64_t strides[2] = {std::uint64_t(lead) * 2, (layer_bytes + 15) / 16 * 16};
-  const cuuint32_t box[3] = {64, cuuint32_t(box_outer), 1};
+  const std::uint64_t layer_bytes =
+      layer_stride == 0 ? std::uint64_t(lead) * size * outer : std::uint64_t(layer_stride) * size;
+  const cuuint64_t strides[2] = {std::uint64_t(lead) * size, (layer_bytes + 15) / 16 * 16};
+  const cuuint32_t box[3] = {cuuint32_t(128 / size), cuuint32_t(box_outer), 1};
   const cuuint32_t element_strides[3] = {1, 1, 1};
-  const CUtensorMapDataType type =
-      std::is_same_v<std::remove_const_t<T>, bf16> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const CUtensorMapDataType type = std::is_same_v<E, bf16>   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                   : std::is_same_v<E, fp16> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                             : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   CUtensorMap map{};
   const CUresult r = encode_tiled()(&map, type, 3, const_cast<void*>(static_cast<const void*>(m.ptr)), dims, strides,
                                     box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,

@@ -25,6 +25,8 @@
 #pragma once
 #include <type_traits>
 
+#include "tessel/cuda/arch/convert.hpp"
+#include "tessel/cuda/arch/tma.hpp"
 #include "tessel/cuda/arch/wgmma.hpp"
 #include "tessel/cuda/atom/wgmma.hpp"
 #include "tessel/cuda/tile_ops_sm80.hpp"
@@ -68,13 +70,13 @@ template <int TN> TESSEL_DEVICE void from_wgmma(float (&c)[TN][4], float (&d)[4 
     }
 }
 
-// Two fp32 results to adjacent columns of a row of dst (p 2-element aligned), rounded like convert<TD>.
+// Two fp32 results to adjacent columns of a row of dst (p 2-element aligned), rounded like
+// convert<TD> (arch/convert.hpp: cvt, bit-exact with it).
 template <class TD> TESSEL_DEVICE void store_pair(TD* p, float v0, float v1) {
   if constexpr (std::is_same_v<TD, float>) {
     *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
   } else {
-    const std::uint32_t bits = std::uint32_t(convert<TD>(v0).bits) | (std::uint32_t(convert<TD>(v1).bits) << 16);
-    *reinterpret_cast<std::uint32_t*>(p) = bits;
+    *reinterpret_cast<std::uint32_t*>(p) = arch::cvt_pack(v0, v1, TD{});
   }
 }
 
@@ -119,6 +121,36 @@ struct sm90_tile_ops : sm80_tile_ops {
       TESSEL_UNROLL for (int j = 0; j < TN; ++j)
         TESSEL_UNROLL for (int v = 0; v < N / 2; ++v) arch::fence_register(c.frag[i][j][v]);
   }
+  // The staged epilogue of one warpgroup's 64 × N accumulator (u: its unit
+  // context): columns [Round·W, (Round + 1)·W) of alpha·acc + beta·C, as TD,
+  // into 4 panels at shared address `buf` (1024-byte aligned), panel q holding
+  // W/4 = 128 / sizeof(TD) columns of 64 rows, one 128-byte line per row, its
+  // 16-byte chunks swizzled like a TMA box of that map (chunk ^ row % 8):
+  //   (row, col) -> q·8192 + 128·row + 16·(chunk ^ row % 8) + byte % 16
+  // with col − Round·W = q·W/4 + byte / sizeof(TD), chunk = byte / 16. C is read
+  // (at row0 + row, col0 + col, inside c only) when beta != 0.
+  template <int Round, class U, class T, int N, class TD>
+  TESSEL_DEVICE static void stage_epilogue(U& u, std::uint32_t buf, const rt<wgmma_m64k16<T, N>, operand::c, 1, 1>& t,
+                                           const gmatrix<TD>& c, int row0, int col0, float alpha, float beta) {
+    using Tile = rt<wgmma_m64k16<T, N>, operand::c, 1, 1>;
+    constexpr int size = int(sizeof(TD)), panel_cols = 128 / size, round_cols = 4 * panel_cols;
+    const int lane = u.lane();
+    TESSEL_UNROLL for (int v = 0; v < N / 2; v += 2) {
+      if ((8 * (v / 4)) / round_cols != Round) continue;  // this value pair's 8-column slice is in another round
+      const coord x = Tile::where(lane, 0, 0, v);
+      float o0 = alpha * t.frag[0][0][v], o1 = alpha * t.frag[0][0][v + 1];
+      if (beta != 0.0f) {
+        const int r = row0 + x.row, col = col0 + x.col;
+        if (c.contains(r, col)) o0 += beta * to_float(*c.addr(r, col));
+        if (c.contains(r, col + 1)) o1 += beta * to_float(*c.addr(r, col + 1));
+      }
+      const int cc = x.col - Round * round_cols, q = cc / panel_cols, byte = (cc % panel_cols) * size;
+      const std::uint32_t addr = buf + 8192 * q + 128 * x.row + 16 * ((byte / 16) ^ (x.row % 8)) + byte % 16;
+      if constexpr (size == 4) arch::st_shared(addr, o0, o1);
+      else arch::st_shared(addr, arch::cvt_pack(o0, o1, TD{}));
+    }
+  }
+
   // The epilogue of a wgmma accumulator: as the generic store, with the two
   // adjacent columns a lane holds written as one vector where dst's rows are
   // contiguous and the pair lies inside (else element by element).
@@ -149,7 +181,7 @@ struct sm90_tile_ops : sm80_tile_ops {
               TD* p = dst.addr(r, col + e);
               float o = e == 0 ? o0 : o1;
               if (beta != 0.0f) o += beta * to_float(*p);
-              *p = convert<TD>(o);
+              *p = arch::cvt<TD>(o);
             }
           }
         }

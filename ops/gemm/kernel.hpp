@@ -72,7 +72,7 @@ template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_stages 
   // consecutive tiles share B tiles (and A tiles) in cache.
   TESSEL_HOST_DEVICE static work work_at(const problem& p, int id, int layer) {
     const int tiles_m = (p.c.rows + BM - 1) / BM, tiles_n = (p.c.cols + BN - 1) / BN;
-    constexpr int group = 8;
+    constexpr int group = config::raster_group;
     const int strip = id / (group * tiles_n);
     const int rows_in_strip = tiles_m - strip * group < group ? tiles_m - strip * group : group;
     const int in_strip = id - strip * group * tiles_n;
@@ -87,6 +87,9 @@ template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_stages 
   }
   template <int I> using operand_tile = std::conditional_t<I == 0, tile_a, tile_b>;
   static constexpr int operand_count = 2;
+  template <int I> static global_operand<TOut> output(const problem& p) { return {p.c, p.batch_c, p.batch}; }
+  static constexpr int output_count = 1;
+  using policy = P;
 
   template <class T> TESSEL_HOST_DEVICE static gmatrix<T> at_layer(gmatrix<T> m, std::int64_t stride, int layer) {
     m.ptr += layer * stride;
@@ -114,9 +117,11 @@ template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_stages 
     P::mma(u, st.acc, s.a, s.b, unit_m(u) * WM, unit_n(u) * WN);
   }
   template <int N, class U> TESSEL_HOST_DEVICE static void retire(U&, state& st) { P::template mma_wait<N>(st.acc); }
-  template <class U> TESSEL_HOST_DEVICE static void finish(U& u, state& st, const problem& p, const work& w) {
+  template <class U, class Out>
+  TESSEL_HOST_DEVICE static void finish(U& u, Out& out, state& st, const problem& p, const work& w) {
     const gmatrix<TOut> c = at_layer(p.c, p.batch_c, w.layer);
-    P::store(u, c, st.acc, w.bm * BM + unit_m(u) * WM, w.bn * BN + unit_n(u) * WN, p.alpha, p.beta);
+    out.template store<0>(u, c, st.acc, w.bm * BM + unit_m(u) * WM, w.bn * BN + unit_n(u) * WN, p.alpha, p.beta,
+                          w.layer);
   }
 };
 

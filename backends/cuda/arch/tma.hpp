@@ -11,6 +11,7 @@
 // that a producer warpgroup runs on few and the consumers on many; every warp
 // of the warpgroup executes it, and the kernel must be launched with a block
 // register budget that covers the new totals.
+// Also: TMA stores and their bulk groups, named barriers, shared stores.
 // Device code only; empty below sm_90 (never launched there).
 #pragma once
 #include <cstdint>
@@ -29,6 +30,60 @@ TESSEL_DEVICE void tma_load_3d(std::uint32_t dst, const void* map, int c0, int c
       : "memory");
 #else
   (void)dst, (void)map, (void)c0, (void)c1, (void)c2, (void)bar;
+#endif
+}
+
+// The reverse copy: the box at (c0, c1, c2) of the tensor is written from
+// shared memory at `src` (1024-byte aligned, 128-byte swizzled per the map);
+// parts outside the tensor are not written. Completes in bulk groups:
+// bulk_commit() closes a group, bulk_wait_read<N>() returns once at most N
+// groups still read shared memory, bulk_wait<N>() once at most N are unfinished.
+TESSEL_DEVICE void tma_store_3d(const void* map, int c0, int c1, int c2, std::uint32_t src) {
+#if TESSEL_CUDA_SM90_ASYNC
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], [%4];\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(c0), "r"(c1), "r"(c2), "r"(src)
+               : "memory");
+#else
+  (void)map, (void)c0, (void)c1, (void)c2, (void)src;
+#endif
+}
+TESSEL_DEVICE void bulk_commit() {
+#if TESSEL_CUDA_SM90_ASYNC
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+#endif
+}
+template <int N> TESSEL_DEVICE void bulk_wait_read() {
+#if TESSEL_CUDA_SM90_ASYNC
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+#endif
+}
+template <int N> TESSEL_DEVICE void bulk_wait() {
+#if TESSEL_CUDA_SM90_ASYNC
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+// A barrier for the `Threads` threads (whole warps) that name barrier `id` (1 .. 15; 0 is the block's).
+template <int Threads> TESSEL_DEVICE void named_barrier(int id) {
+#if TESSEL_DEVICE_PASS
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "n"(Threads) : "memory");
+#else
+  (void)id;
+#endif
+}
+// 4 or 8 bytes to shared memory at a shared-window address.
+TESSEL_DEVICE void st_shared(std::uint32_t addr, std::uint32_t v) {
+#if TESSEL_DEVICE_PASS
+  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+#else
+  (void)addr, (void)v;
+#endif
+}
+TESSEL_DEVICE void st_shared(std::uint32_t addr, float v0, float v1) {
+#if TESSEL_DEVICE_PASS
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(v0), "f"(v1) : "memory");
+#else
+  (void)addr, (void)v0, (void)v1;
 #endif
 }
 
