@@ -20,12 +20,20 @@ namespace tessel::cuda {
 
 template <class TIn> struct sm90_gemm_config : sm80_gemm_config<TIn> {};
 
-template <class T, int BM_, int BN_, int BK_, int Consumers, int Stages> struct sm90_tma_gemm_config {
+// Alternating: each consumer warpgroup owns whole work units (BM × BN of C,
+// in BM/64 wgmma accumulators), the consumers taking turns ("ping-pong");
+// else they split each BM × BN unit into Consumers row bands of 64. Measured
+// on the H100 (bench/notes/cuda_gemm.md): alternating 128 × 128 units, 5
+// stages, ran 0.90-0.95x cuBLAS where the cooperative 128 × 256 default ran
+// 0.94-1.00x, so the default is cooperative.
+template <class T, int BM_, int BN_, int BK_, int Consumers, int Stages, bool Alternating = false>
+struct sm90_tma_gemm_config {
   using atom = wgmma_m64k16<T, BN_>;
   using smem_type = T;
   using unit = group_scope<4>;
   using schedule = sm90_tma_schedule<Stages, Consumers>;
-  static constexpr int BM = BM_, BN = BN_, BK = BK_, warps_m = Consumers, warps_n = 1, stages = Stages;
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, warps_m = Alternating ? 1 : Consumers, warps_n = 1;
+  static constexpr int stages = Stages;
   template <bool KContiguous> using layout_a = swizzle128<BM, BK, KContiguous>;
   template <bool NContiguous> using layout_b = swizzle128<BK, BN, NContiguous>;
 };

@@ -19,6 +19,9 @@
 //
 //   stage s:  full[s] (count 1 + bytes)   producer ──TMA──▶ consumers
 //             empty[s] (count = consumer warps)   consumers ──arrive──▶ producer
+//   alternating units (Op::units == 1): consumer c takes the block's units
+//             c, c + Consumers, ...; turn[c] (count 1): the previous unit's
+//             consumer ──arrive, once it has seen its last stage full──▶ c
 //   epilogue: consumers ──st.shared, fence.proxy.async, bar(1 + unit)──▶ lane 0
 //             ──TMA store (bulk group)──▶ C; wait_group.read before the next reuse
 //   phase bits: a thread's pass p over the ring waits full with parity p % 2,
@@ -55,8 +58,8 @@ template <class Problem, int N> struct tma_params {
 
 // Whether a register tile is one warpgroup's wgmma accumulator (the staged epilogue's shape).
 template <class Tile> struct wgmma_accumulator : std::false_type {};
-template <class T, int N> struct wgmma_accumulator<rt<wgmma_m64k16<T, N>, operand::c, 1, 1>> : std::true_type {
-  static constexpr int n = N;
+template <class T, int N, int TM> struct wgmma_accumulator<rt<wgmma_m64k16<T, N>, operand::c, TM, 1>> : std::true_type {
+  static constexpr int n = N, rows = 64 * TM;
 };
 
 template <int Stages, int Consumers> struct sm90_tma_schedule {
@@ -69,10 +72,11 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
   static_assert(Consumers * 128 * consumer_registers + 128 * producer_registers <= 65536,
                 "sm90_tma_schedule: the register file cannot hold these warpgroups");
 
-  template <class Op> static constexpr int barrier_bytes = 2 * Stages * 8;
+  template <class Op> static constexpr int barrier_bytes = (2 * Stages + Consumers) * 8;
   static constexpr int epilogue_bytes = 32 * 1024;  // per consumer: 4 TMA boxes of 64 rows × 128 B
   template <class Op> static launch_shape shape(const typename Op::problem& p) {
-    static_assert(Op::units * Op::unit::warps == 4 * Consumers, "sm90_tma_schedule: one consumer unit per warpgroup");
+    static_assert(Op::unit::warps == 4 && (Op::units == Consumers || Op::units == 1),
+                  "sm90_tma_schedule: warpgroup units, one per consumer (cooperative) or one per work unit (alternating)");
     launch_shape s;
     const long long work = (long long)Op::tiles(p) * Op::layers(p);
     s.grid_x = work < (1LL << 30) ? int(work) : (1 << 30);
@@ -109,7 +113,8 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
     // Output 0 through a staged TMA store where a map can describe it row by row.
     const auto out = Op::template output<0>(p);
     pp.out_tma = out.matrix.col_stride == 1 && tma_compatible(out.matrix, out.layer_stride);
-    if (pp.out_tma) pp.out_map = make_tensor_map(out.matrix, out.layer_stride, out.layers, 64);
+    if (pp.out_tma)
+      pp.out_map = make_tensor_map(out.matrix, out.layer_stride, out.layers, Op::template output_tile<0>::rows);
     pp.out_layered = out.layer_stride != 0;
     return pp;
   }
@@ -146,8 +151,10 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
       using P = typename Op::policy;
       if constexpr (I == 0 && wgmma_accumulator<Tile>::value) {
         if (pp.out_tma) {
-          constexpr int rounds = wgmma_accumulator<Tile>::n * int(sizeof(TD)) / (4 * 128);
-          static_assert(rounds >= 1, "tma_storer: a warpgroup tile spans at least 4 boxes");
+          using A = wgmma_accumulator<Tile>;
+          constexpr int rounds = A::rows * A::n * int(sizeof(TD)) / epilogue_bytes;
+          static_assert(rounds >= 1 && rounds * epilogue_bytes == A::rows * A::n * int(sizeof(TD)),
+                        "tma_storer: a warpgroup tile fills whole 32 KiB rounds");
           staged(u, c, t, row0, col0, alpha, beta, pp.out_layered ? layer : 0, std::make_integer_sequence<int, rounds>{});
           return;
         }
@@ -163,16 +170,16 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
     TESSEL_DEVICE void round(U& u, const gmatrix<TD>& c, const Tile& t, int row0, int col0, float alpha, float beta,
                              int z) {
       using P = typename Op::policy;
-      constexpr int panel_cols = 128 / int(sizeof(TD));
+      using S = typename P::template staging<TD, wgmma_accumulator<Tile>::rows / 64>;
       if (issuer) arch::bulk_wait_read<0>();  // the previous stores have read the buffer
       arch::named_barrier<128>(barrier);
       P::template stage_epilogue<R>(u, buf, t, c, row0, col0, alpha, beta);
       arch::fence_proxy_async();  // this thread's shared writes, for the copy engine
       arch::named_barrier<128>(barrier);
       if (issuer) {
-        TESSEL_UNROLL for (int q = 0; q < 4; ++q) {
-          const int col = col0 + (4 * R + q) * panel_cols;
-          if (col < c.cols && row0 < c.rows) arch::tma_store_3d(&pp.out_map, col, row0, z, buf + 8192 * q);
+        TESSEL_UNROLL for (int q = 0; q < S::per_round; ++q) {
+          const int col = col0 + (S::per_round * R + q) * S::panel_cols;
+          if (col < c.cols && row0 < c.rows) arch::tma_store_3d(&pp.out_map, col, row0, z, buf + S::panel_bytes * q);
         }
         arch::bulk_commit();
       }
@@ -192,13 +199,19 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
     const std::uint32_t bars = arch::shared_address(smem + Stages * Op::stage_bytes + Consumers * epilogue_bytes);
     const auto full = [&](int s) { return bars + 8 * s; };
     const auto empty = [&](int s) { return bars + 8 * (Stages + s); };
+    const auto turn = [&](int c) { return bars + 8 * (2 * Stages + c); };
     const auto stage = [&](int s) { return Op::stage_at(smem + s * Op::stage_bytes); };
-    constexpr int consumer_warps = 4 * Consumers;
+    // Cooperative: the consumers share each work unit (Op::units == Consumers).
+    // Alternating ("ping-pong"): consumer c takes the block's work units c,
+    // c + Consumers, ... whole, so one's epilogue overlaps another's mainloop.
+    constexpr bool alternating = Op::units == 1 && Consumers > 1;
+    constexpr int consumer_warps = alternating ? 4 : 4 * Consumers;  // arrivals that empty a stage
     if (ctx.thread() == 0) {
       for (int s = 0; s < Stages; ++s) {
         arch::mbarrier_init(full(s), 1);
         arch::mbarrier_init(empty(s), consumer_warps);
       }
+      for (int c = 0; c < Consumers; ++c) arch::mbarrier_init(turn(c), 1);
       arch::mbarrier_init_fence();
     }
     ctx.sync();
@@ -226,19 +239,39 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
     }
 
     arch::setmaxnreg_inc<consumer_registers>();
-    unit_context<Ctx, typename Op::unit, warp_lanes> u(ctx, ctx.warp() / 4 - 1);
+    const int me = ctx.warp() / 4 - 1;
+    unit_context<Ctx, typename Op::unit, warp_lanes> u(ctx, alternating ? 0 : me);
     const bool signals = ctx.lane() == 0;  // one arrival per consumer warp
-    tma_storer<Op> out{pp, arch::shared_address(smem + Stages * Op::stage_bytes + u.unit_index() * epilogue_bytes),
-                       1 + u.unit_index(), u.lane() == 0};
-    int s = 0, phase = 0;
-    for (long long i = ctx.block_x(); i < work; i += ctx.grid_x()) {
+    tma_storer<Op> out{pp, arch::shared_address(smem + Stages * Op::stage_bytes + me * epilogue_bytes), 1 + me,
+                       u.lane() == 0};
+    int s = 0, phase = 0, turn_phase = 0;
+    long long mine = 0;
+    for (long long i = ctx.block_x(); i < work; i += ctx.grid_x(), ++mine) {
       const auto w = Op::work_at(p, int(i % tiles), int(i / tiles));
       const int steps = Op::steps(p, w);
+      if (alternating && mine % Consumers != me) {  // another consumer's: skip its stages in the ring
+        const int end = s + steps;
+        s = end % Stages;
+        phase ^= (end / Stages) & 1;
+        continue;
+      }
+      // Alternating: a unit's mainloop starts once the previous unit's consumer
+      // has seen its last stage full, so that every full wait below is at most
+      // one phase ahead of its barrier (what a parity wait can tell apart).
+      if (alternating && mine > 0) {
+        arch::mbarrier_wait(turn(me), turn_phase);
+        turn_phase ^= 1;
+      }
+      const auto pass_turn = [&] {
+        if (alternating && u.lane() == 0) arch::mbarrier_arrive(turn((me + 1) % Consumers));
+      };
+      if (steps == 0) pass_turn();
       typename Op::state st;
       Op::start(u, st, p, w);
       int previous = -1;
       for (int k = 0; k < steps; ++k) {
         arch::mbarrier_wait(full(s), phase);
+        if (k == steps - 1) pass_turn();
         Op::compute(u, st, stage(s), p, w, k);
         Op::template retire<1>(u, st);  // the MMAs of step k − 1 are done: free its stage
         if (previous >= 0 && signals) arch::mbarrier_arrive(empty(previous));

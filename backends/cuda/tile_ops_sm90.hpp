@@ -121,33 +121,78 @@ struct sm90_tile_ops : sm80_tile_ops {
       TESSEL_UNROLL for (int j = 0; j < TN; ++j)
         TESSEL_UNROLL for (int v = 0; v < N / 2; ++v) arch::fence_register(c.frag[i][j][v]);
   }
-  // The staged epilogue of one warpgroup's 64 × N accumulator (u: its unit
-  // context): columns [Round·W, (Round + 1)·W) of alpha·acc + beta·C, as TD,
-  // into 4 panels at shared address `buf` (1024-byte aligned), panel q holding
-  // W/4 = 128 / sizeof(TD) columns of 64 rows, one 128-byte line per row, its
-  // 16-byte chunks swizzled like a TMA box of that map (chunk ^ row % 8):
-  //   (row, col) -> q·8192 + 128·row + 16·(chunk ^ row % 8) + byte % 16
-  // with col − Round·W = q·W/4 + byte / sizeof(TD), chunk = byte / 16. C is read
-  // (at row0 + row, col0 + col, inside c only) when beta != 0.
-  template <int Round, class U, class T, int N, class TD>
-  TESSEL_DEVICE static void stage_epilogue(U& u, std::uint32_t buf, const rt<wgmma_m64k16<T, N>, operand::c, 1, 1>& t,
+  // The staged epilogue of one warpgroup's (64·TM) × N accumulator (u: its
+  // unit context) into 32 KiB of shared memory at `buf` (1024-byte aligned):
+  // panels of R = 64·TM rows × 128 bytes (W = 128 / sizeof(TD) columns), as
+  // many as fit (per_round = 32768 / (128·R)); round `Round` holds columns
+  // [Round·per_round·W, (Round + 1)·per_round·W) of alpha·acc + beta·C as TD,
+  // its 16-byte chunks swizzled like a TMA box of that map (chunk ^ row % 8):
+  //   (row, col) -> q·128·R + 128·row + 16·(chunk ^ row % 8) + byte % 16
+  // with col − Round·per_round·W = q·W + byte / sizeof(TD), chunk = byte / 16.
+  // C is read (at row0 + row, col0 + col, inside c only) when beta != 0.
+  template <class TD, int TM> struct staging {
+    static constexpr int rows = 64 * TM, panel_bytes = 128 * rows, per_round = 32768 / panel_bytes;
+    static constexpr int panel_cols = 128 / int(sizeof(TD)), round_cols = per_round * panel_cols;
+    static_assert(per_round >= 1, "staging: a panel must fit the 32 KiB buffer");
+  };
+  template <int Round, class U, class T, int N, int TM, class TD>
+  TESSEL_DEVICE static void stage_epilogue(U& u, std::uint32_t buf, const rt<wgmma_m64k16<T, N>, operand::c, TM, 1>& t,
                                            const gmatrix<TD>& c, int row0, int col0, float alpha, float beta) {
-    using Tile = rt<wgmma_m64k16<T, N>, operand::c, 1, 1>;
-    constexpr int size = int(sizeof(TD)), panel_cols = 128 / size, round_cols = 4 * panel_cols;
+    if (alpha == 1.0f && beta == 0.0f) stage_epilogue_as<Round, true>(u, buf, t, c, row0, col0, alpha, beta);
+    else stage_epilogue_as<Round, false>(u, buf, t, c, row0, col0, alpha, beta);
+  }
+  // Plain: alpha = 1, beta = 0 (C = acc, no multiply, C not read).
+  template <int Round, bool Plain, class U, class T, int N, int TM, class TD>
+  TESSEL_DEVICE static void stage_epilogue_as(U& u, std::uint32_t buf, const rt<wgmma_m64k16<T, N>, operand::c, TM, 1>& t,
+                                              const gmatrix<TD>& c, int row0, int col0, float alpha, float beta) {
+    using Tile = rt<wgmma_m64k16<T, N>, operand::c, TM, 1>;
+    using S = staging<TD, TM>;
+    constexpr int size = int(sizeof(TD));
     const int lane = u.lane();
-    TESSEL_UNROLL for (int v = 0; v < N / 2; v += 2) {
-      if ((8 * (v / 4)) / round_cols != Round) continue;  // this value pair's 8-column slice is in another round
-      const coord x = Tile::where(lane, 0, 0, v);
-      float o0 = alpha * t.frag[0][0][v], o1 = alpha * t.frag[0][0][v + 1];
-      if (beta != 0.0f) {
-        const int r = row0 + x.row, col = col0 + x.col;
-        if (c.contains(r, col)) o0 += beta * to_float(*c.addr(r, col));
-        if (c.contains(r, col + 1)) o1 += beta * to_float(*c.addr(r, col + 1));
+    // Value pair (v, v + 1) of atom tile i as alpha·acc + beta·C.
+    const auto result = [&](int i, int v, float& o0, float& o1) {
+      o0 = t.frag[i][0][v];
+      o1 = t.frag[i][0][v + 1];
+      if constexpr (!Plain) {
+        o0 *= alpha;
+        o1 *= alpha;
+        if (beta != 0.0f) {
+          const coord x = Tile::where(lane, i, 0, v);
+          const int r = row0 + x.row, col = col0 + x.col;
+          if (c.contains(r, col)) o0 += beta * to_float(*c.addr(r, col));
+          if (c.contains(r, col + 1)) o1 += beta * to_float(*c.addr(r, col + 1));
+        }
       }
-      const int cc = x.col - Round * round_cols, q = cc / panel_cols, byte = (cc % panel_cols) * size;
-      const std::uint32_t addr = buf + 8192 * q + 128 * x.row + 16 * ((byte / 16) ^ (x.row % 8)) + byte % 16;
-      if constexpr (size == 4) arch::st_shared(addr, o0, o1);
-      else arch::st_shared(addr, arch::cvt_pack(o0, o1, TD{}));
+    };
+    if constexpr (size == 2) {
+      // stmatrix: 8-column slices j, j + 1 (values 4j .. 4j + 7) of atom tile i,
+      // rows g and g + 8 of this warp's 16, as four 8 × 8 matrices; lane l
+      // addresses row l % 8 of matrix k = l / 8 = (slice j + k / 2, half k % 2).
+      const int w = (lane / 32) % 4, k = (lane % 32) / 8, r8 = lane % 8;
+      TESSEL_UNROLL for (int i = 0; i < TM; ++i)
+        TESSEL_UNROLL for (int j = 0; j < N / 8; j += 2) {
+          if ((8 * j) / S::round_cols != Round) continue;
+          std::uint32_t regs[4];
+          TESSEL_UNROLL for (int m = 0; m < 4; ++m) {
+            float o0, o1;
+            result(i, 4 * (j + m / 2) + 2 * (m % 2), o0, o1);
+            regs[m] = arch::cvt_pack(o0, o1, TD{});
+          }
+          const int row = 64 * i + 16 * w + 8 * (k % 2) + r8;
+          const int cc = 8 * (j + k / 2) - Round * S::round_cols;  // first column of this lane's row
+          const int q = cc / S::panel_cols, chunk = (cc % S::panel_cols) / 8;
+          arch::stmatrix_x4(buf + S::panel_bytes * q + 128 * row + 16 * (chunk ^ r8), regs);
+        }
+    } else {
+      TESSEL_UNROLL for (int i = 0; i < TM; ++i)
+        TESSEL_UNROLL for (int v = 0; v < N / 2; v += 2) {
+          if ((8 * (v / 4)) / S::round_cols != Round) continue;  // this pair's 8-column slice is in another round
+          const coord x = Tile::where(lane, i, 0, v);
+          float o0, o1;
+          result(i, v, o0, o1);
+          const int cc = x.col - Round * S::round_cols, q = cc / S::panel_cols, byte = (cc % S::panel_cols) * size;
+          arch::st_shared(buf + S::panel_bytes * q + 128 * x.row + 16 * ((byte / 16) ^ (x.row % 8)) + byte % 16, o0, o1);
+        }
     }
   }
 

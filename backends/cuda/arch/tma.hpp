@@ -87,6 +87,20 @@ TESSEL_DEVICE void st_shared(std::uint32_t addr, float v0, float v1) {
 #endif
 }
 
+// Four 8 × 8 matrices of 16-bit values to shared memory (sm_90): lane l gives
+// the address of row l % 8 of matrix l / 8 (16 contiguous bytes); register k
+// of lane l holds row l / 4, columns 2·(l % 4) .. +1 of matrix k (the mma C
+// fragment layout).
+TESSEL_DEVICE void stmatrix_x4(std::uint32_t addr, const std::uint32_t (&r)[4]) {
+#if TESSEL_CUDA_SM90_ASYNC
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(r[0]), "r"(r[1]),
+               "r"(r[2]), "r"(r[3])
+               : "memory");
+#else
+  (void)addr, (void)r;
+#endif
+}
+
 // Fetches a tensor map into the copy engine's cache ahead of its first use.
 TESSEL_DEVICE void tma_prefetch_map(const void* map) {
 #if TESSEL_CUDA_SM90_ASYNC
