@@ -157,11 +157,11 @@ step_bench() {
 }
 
 # ---- 4a. GEMM tuning variants: TESSEL_DEVICE_GEMM_VARIANTS="name:flags;..." — each a tessel-bench
-# built with those CUDA flags, run on the quick rows (bf16 in/out, 4096^3 and 8192^3) after this
+# built with those CUDA flags, run on the quick rows (bf16 in, bf16 and fp32 out, 4096^3 and 8192^3) after this
 # build's own, in turn, twice; cuBLAS in each process is the common yardstick.
 step_gvariants() {
   local spec name flags dir t0 round
-  local rows=(gemm --dtype bf16 --out input --shapes 4096,8192 --repeat 7)
+  local rows=(gemm --dtype bf16 --out input,f32 --shapes 4096,8192 --repeat 7)
   local bins=("base=$build/tools/tessel-bench")
   IFS=';' read -r -a specs <<<"${TESSEL_DEVICE_GEMM_VARIANTS:-}"
   for spec in "${specs[@]}"; do
@@ -182,7 +182,7 @@ step_gvariants() {
       name=${spec%%=*}
       timeout 120 "${spec#*=}" "${rows[@]}" >"$OUT/gvariant_${name}_$round.txt" 2>&1
       grep -E "^ +[0-9]+ +[0-9]+x" "$OUT/gvariant_${name}_$round.txt" |
-        awk -v n="$name" -v r="$round" '{print "variant", n, "round", r, $2, "tessel", $8, "peer", $(NF-6), "ratio", $(NF-5)}' |
+        awk -v n="$name" -v r="$round" '{print "variant", n, "round", r, $2, $4, "tessel", $8, "peer", $(NF-6), "ratio", $(NF-5)}' |
         tee -a "$summary"
     done
   done

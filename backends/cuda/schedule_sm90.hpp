@@ -73,7 +73,7 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
                 "sm90_tma_schedule: the register file cannot hold these warpgroups");
 
   template <class Op> static constexpr int barrier_bytes = (2 * Stages + Consumers) * 8;
-  static constexpr int epilogue_bytes = 32 * 1024;  // per consumer: 4 TMA boxes of 64 rows × 128 B
+  static constexpr int epilogue_bytes = 32 * 1024;  // per consumer (tile_ops_sm90's staging)
   template <class Op> static launch_shape shape(const typename Op::problem& p) {
     static_assert(Op::unit::warps == 4 && (Op::units == Consumers || Op::units == 1),
                   "sm90_tma_schedule: warpgroup units, one per consumer (cooperative) or one per work unit (alternating)");

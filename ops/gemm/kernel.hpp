@@ -88,6 +88,7 @@ template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_stages 
   template <int I> using operand_tile = std::conditional_t<I == 0, tile_a, tile_b>;
   static constexpr int operand_count = 2;
   template <int I> static global_operand<TOut> output(const problem& p) { return {p.c, p.batch_c, p.batch}; }
+  template <int I> using output_tile = acc_t;  // what one unit stores of output I
   static constexpr int output_count = 1;
   using policy = P;
 
