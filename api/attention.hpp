@@ -33,6 +33,7 @@ struct attention_options {
   // If lse.data is set: fp32 [batch, heads, q_len], written: any strides under
   // which no two elements overlap, nor overlap q, k, v or out (api/tensor.hpp).
   tensor_view lse{};
+  kernel_path path = kernel_path::fastest;  // tessel/tensor.hpp
 };
 
 void attention(const tensor_view& q, const tensor_view& k, const tensor_view& v, const tensor_view& out,

@@ -24,6 +24,7 @@ struct gemm_options {
   float beta = 0.0f;
   bool trans_a = false;
   bool trans_b = false;
+  kernel_path path = kernel_path::fastest;  // tessel/tensor.hpp
 };
 
 void gemm(const tensor_view& a, const tensor_view& b, const tensor_view& c, const gemm_options& options = {},

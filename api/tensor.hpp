@@ -35,6 +35,15 @@ namespace tessel {
 
 enum class device_kind : int { host = 0, cuda = 1, hip = 2 };
 
+// Which kernels an op runs on its device. fastest: the best the device and
+// operands allow (the default). portable: the backend's baseline kernels,
+// which every device of the backend runs — on CUDA the sm_80 (mma.sync)
+// kernels even on an sm_90 device, where fastest takes TMA + wgmma; on the CPU
+// and HIP backends the same kernels as fastest (the CPU's ISA is chosen by
+// set_cpu_isa). For cross-checking a fast path against the baseline in one
+// process, and for tests that cover both.
+enum class kernel_path : int { fastest = 0, portable = 1 };
+
 inline const char* device_name(device_kind k) {
   return k == device_kind::host ? "host" : k == device_kind::cuda ? "cuda" : k == device_kind::hip ? "hip" : "unknown";
 }

@@ -203,6 +203,8 @@ step_ncu() {
 # Tuning variants (TESSEL_DEVICE_VARIANTS="name:-DFLAG=1 -DOTHER=2;name2@SRC:..."):
 # each is libtessel_capi.so built with those CUDA flags, timed as one more
 # contender in the same run (step "variants" builds them, before "attention").
+# Tuning values are template parameters of the configs (attention_config.hpp),
+# not macros: a tuning variant is a tree (name@SRC) with the config changed.
 extra_libs=()
 step_variants() {
   local spec name flags dir t0

@@ -44,6 +44,8 @@ void attention(const tensor_view& q, const tensor_view& k, const tensor_view& v,
     fail(op, "argument 'q': fp32 attention runs on the CPU only; expected bf16 or fp16 on ", device_name(q.dev.kind));
   for (auto [name, val] : {std::pair{"batch", B}, {"q_len", Lq}, {"kv_len", Lk}, {"heads", H}})
     if (val > INT_MAX) fail(op, "size ", name, " = ", val, " exceeds the supported maximum ", INT_MAX);
+  if (o.path != kernel_path::fastest && o.path != kernel_path::portable)
+    fail(op, "option 'path': expected kernel_path::fastest or kernel_path::portable, got the value ", int(o.path));
   if (!(o.scale >= 0.0f) || std::isinf(o.scale))
     fail(op, "option 'scale': expected a finite value > 0 (or 0 for 1/sqrt(head_dim)), got ", o.scale);
   check_bshd("q", q);
@@ -96,6 +98,7 @@ void attention(const tensor_view& q, const tensor_view& k, const tensor_view& v,
   c.head_dim = int(D);
   c.causal = o.causal;
   c.device = out.dev.index;
+  c.portable = o.path == kernel_path::portable;
   c.scale = o.scale > 0.0f ? o.scale : 1.0f / std::sqrt(float(D));
   if (Lk == 0) c.k.ptr = c.v.ptr = out.data;  // never read
 

@@ -45,6 +45,8 @@ void normalise_unit_stride(const char* name, mat& m) {
 }  // namespace
 
 void gemm(const tensor_view& a, const tensor_view& b, const tensor_view& c, const gemm_options& o, const stream& s) {
+  if (o.path != kernel_path::fastest && o.path != kernel_path::portable)
+    fail(op, "option 'path': expected kernel_path::fastest or kernel_path::portable, got the value ", int(o.path));
   const std::int64_t na = detail::check_view(op, "a", a, 2, 3);
   const std::int64_t nb = detail::check_view(op, "b", b, 2, 3);
   const std::int64_t nc = detail::check_view(op, "c", c, 2, 3);
@@ -104,6 +106,7 @@ void gemm(const tensor_view& a, const tensor_view& b, const tensor_view& c, cons
   call.alpha = o.alpha;
   call.beta = o.beta;
   call.device = c.dev.index;
+  call.portable = o.path == kernel_path::portable;
   // K = 0 leaves a and b unread: their pointers may be null.
   if (K == 0) call.a.ptr = call.b.ptr = c.data;
 

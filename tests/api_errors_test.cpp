@@ -61,6 +61,12 @@ TEST(GemmErrors, TransposeFlagChangesExpectedShape) {
   o.trans_a = true;  // op(A) = Aᵀ is 5x4: K = 4, but b has 5 rows
   expect_refused(f, {"argument 'b'", "with 4 rows"}, o);
 }
+TEST(GemmErrors, BadKernelPath) {
+  fixture f;
+  gemm_options o;
+  o.path = static_cast<kernel_path>(-1);
+  expect_refused(f, {"option 'path'", "kernel_path::fastest or kernel_path::portable", "-1"}, o);
+}
 TEST(GemmErrors, OutputShapeMismatch) {
   fixture f;
   f.vc = tensor_view::contiguous(f.c.data(), dtype::f32, {4, 7});

@@ -85,6 +85,7 @@ std::string attention_case::name() const {
     o << (inputs == attention_inputs::equal_scores ? "_equal" : "_integer") << "_logit" << logit;
   if (!pokes.empty()) o << "_" << pokes[0].tensor << pokes[0].s << "=" << pokes[0].value;
   if (pokes.size() > 1) o << "_and" << pokes.size() - 1;
+  if (portable) o << "_portable";
   return o.str();
 }
 
@@ -182,6 +183,7 @@ attention_outcome run_attention(const attention_prepared& data, const device& de
   const auto at = [](support::device_buffer& b, dtype t) { return static_cast<char*>(b.data()) + guard * dtype_size(t); };
   attention_options o;
   o.causal = c.causal;
+  o.path = c.portable ? kernel_path::portable : kernel_path::fastest;
   o.scale = d.scale;
   if (c.lse) o.lse = tensor_view::contiguous(at(dl, dtype::f32), dtype::f32, {c.batch, c.heads, c.q_len}, dev);
   attention(d.sq.view(at(dq, c.type), c.type, dev), d.skv.view(at(dk, c.type), c.type, dev),

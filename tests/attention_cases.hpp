@@ -46,6 +46,7 @@ struct attention_case {
   attention_inputs inputs = attention_inputs::uniform;
   double logit = 1.0;  // equal_scores / integer_scores: the size of scale·score
   std::vector<attention_poke> pokes;
+  bool portable = false;  // kernel_path::portable
   std::string name() const;
 };
 inline void PrintTo(const attention_case& c, std::ostream* os) { *os << c.name(); }

@@ -26,6 +26,19 @@ TEST_P(Attention, MatchesFloat64Reference) {
 }
 INSTANTIATE_TEST_SUITE_P(Cases, Attention, ::testing::ValuesIn(attention_cases(device_has_fp32())), case_name);
 
+// The cases up to 1024 keys once more on kernel_path::portable: both paths in one
+// run (on an sm_90 device the sm80 kernels here, wgmma above).
+std::vector<attention_case> portable_cases() {
+  std::vector<attention_case> out;
+  for (attention_case c : attention_cases(device_has_fp32()))
+    if (c.q_len <= 1024 && c.kv_len <= 1024) {
+      c.portable = true;
+      out.push_back(c);
+    }
+  return out;
+}
+INSTANTIATE_TEST_SUITE_P(CasesPortable, Attention, ::testing::ValuesIn(portable_cases()), case_name);
+
 TEST(AttentionCross, DeviceMatchesCpu) {
   if (!support::device_available()) GTEST_SKIP() << "no " << support::device_description();
   for (bool causal : {false, true}) {
@@ -114,6 +127,11 @@ TEST(AttentionErrors, BadScale) {
   attention_fixture f;
   f.opt.scale = -1.0f;
   expect_refused(f, {"option 'scale'", "> 0"});
+}
+TEST(AttentionErrors, BadKernelPath) {
+  attention_fixture f;
+  f.opt.path = static_cast<kernel_path>(7);
+  expect_refused(f, {"option 'path'", "kernel_path::fastest or kernel_path::portable", "7"});
 }
 TEST(AttentionErrors, OutAliasesInput) {
   attention_fixture f;

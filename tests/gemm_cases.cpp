@@ -73,7 +73,7 @@ std::string gemm_case::name() const {
   o << m << "x" << n << "x" << k << (batch ? "x" + std::to_string(batch) + "b" : "") << "_" << dtype_name(in) << "to"
     << dtype_name(out) << (trans_a ? "_ta" : "") << (trans_b ? "_tb" : "") << (a_colmajor ? "_acol" : "")
     << (b_colmajor ? "_bcol" : "") << (c_colmajor ? "_ccol" : "") << (pad ? "_pad" + std::to_string(pad) : "")
-    << (shared_b ? "_sharedb" : "") << "_a" << alpha << "_b" << beta;
+    << (shared_b ? "_sharedb" : "") << "_a" << alpha << "_b" << beta << (portable ? "_portable" : "");
   std::string s = o.str();
   for (char& ch : s)
     if (ch == '.' || ch == '-') ch = 'm';
@@ -110,6 +110,7 @@ gemm_outcome run_case(const gemm_case& c, const device& dev, std::uint64_t seed)
   o.beta = c.beta;
   o.trans_a = c.trans_a;
   o.trans_b = c.trans_b;
+  o.path = c.portable ? kernel_path::portable : kernel_path::fastest;
   const std::vector<double> ref = support::reference_gemm(a.host_view(), b.host_view(), cc.host_view(), o);
 
   support::device_buffer da(dev, a.host.bytes.size()), db(dev, b.host.bytes.size()), dc(dev, cc.host.bytes.size());
@@ -183,6 +184,11 @@ std::vector<gemm_case> layout_cases() {
     out.push_back(c);
   }
   return out;
+}
+
+std::vector<gemm_case> on_portable_path(std::vector<gemm_case> cases) {
+  for (gemm_case& c : cases) c.portable = true;
+  return cases;
 }
 
 }  // namespace tessel::test

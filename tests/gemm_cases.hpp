@@ -24,6 +24,7 @@ struct gemm_case {
   int pad = 0;                                // extra elements in every leading dimension
   bool shared_b = false;                      // rank-2 b for a batched product
   float alpha = 1.0f, beta = 0.0f;
+  bool portable = false;                      // kernel_path::portable
   std::string name() const;
 };
 // GoogleTest prints a case by its name, not as bytes.
@@ -46,5 +47,7 @@ gemm_outcome run_case(const gemm_case& c, const device& dev, std::uint64_t seed)
 
 std::vector<gemm_case> edge_shape_cases();   // 0, 1, primes, tile ± 1, tall-skinny, per dtype
 std::vector<gemm_case> layout_cases();       // transposes, strides, padding, alpha/beta, batch
+// The same cases on kernel_path::portable (on CUDA: the sm80 kernels on any device).
+std::vector<gemm_case> on_portable_path(std::vector<gemm_case> cases);
 
 }  // namespace tessel::test

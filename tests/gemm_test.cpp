@@ -56,6 +56,11 @@ TEST_P(GemmCrossBackend, DeviceMatchesCpu) {
 
 INSTANTIATE_TEST_SUITE_P(Edges, GemmShapes, ::testing::ValuesIn(edge_shape_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Layouts, GemmLayouts, ::testing::ValuesIn(layout_cases()), case_name);
+// Both kernel paths in one run (on an sm_90 device: TMA + wgmma above, the sm80 kernels here).
+INSTANTIATE_TEST_SUITE_P(EdgesPortable, GemmShapes, ::testing::ValuesIn(on_portable_path(edge_shape_cases())),
+                         case_name);
+INSTANTIATE_TEST_SUITE_P(LayoutsPortable, GemmLayouts, ::testing::ValuesIn(on_portable_path(layout_cases())),
+                         case_name);
 
 std::vector<gemm_case> cross_cases() {
   std::vector<gemm_case> out;

@@ -28,6 +28,10 @@ template <class TIn, class TOut> struct sm90_applies {
 template <class TIn, class TOut> void gemm_instance(const gemm_call& call, cudaStream_t stream) {
   gemm_launcher launch{stream};
   if constexpr (sizeof(TIn) == 2) {
+    if (call.portable) {
+      ops::gemm_typed<sm80, TIn, TOut>(call, launch);
+      return;
+    }
     using probe = ops::gemm_kernel<sm90, TIn, TOut, true, true>;
     if (use_sm90<probe, probe::warps * warp_lanes>()) {
       bool tma = false;

@@ -2,9 +2,12 @@
 //
 // bf16 / fp16 GEMM runs on the 32×32×8 MFMA atom, fp32 on the 64-lane scalar
 // atom; the tile ops are the CDNA fast paths (tile_ops_cdna.hpp) over the
-// generic ones, the context and launcher are launch.hpp's. The two chips share
+// generic ones, the configurations gemm_config.hpp's and attention_config.hpp's,
+// the context and launcher launch.hpp's. The two chips share
 // every line: only the MFMA mnemonic differs, and the compiler picks it.
 #pragma once
+#include "tessel/hip/attention_config.hpp"
+#include "tessel/hip/gemm_config.hpp"
 #include "tessel/hip/launch.hpp"
 #include "tessel/hip/tile_ops_cdna.hpp"
 

@@ -1,4 +1,4 @@
-// tessel/hip/tile_ops_cdna.hpp — CDNA fast paths of the tile ops, and the GEMM and attention configurations.
+// tessel/hip/tile_ops_cdna.hpp — CDNA fast paths of the tile ops (configurations: gemm_config.hpp, attention_config.hpp).
 //
 // Contract: every overload here computes what generic_tile_ops computes for
 // the same arguments (one exception: NaN inputs keep their payload, where the
@@ -202,58 +202,6 @@ struct cdna_tile_ops : generic_tile_ops {
         out.value[i][v] = acc;
       }
   }
-};
-
-// ---- the GEMM configuration (ops/gemm/kernel.hpp reads it) ------------------
-// bf16 / fp16: 128×128×16 blocks, 4 waves in 2×2, each 64×64 = 2×2 MFMA atoms
-// (64 fp32 accumulators per lane), 2 stages of 12 KiB. Both operands are kept
-// K-contiguous in LDS whatever their global majorness; 8 elements (16 bytes) of
-// padding per line keep 16-byte stores aligned and shift rows across banks.
-// Why BK = 16: the generic K loop copies global -> LDS synchronously, so global
-// latency is hidden only by other blocks on the CU; 24 KiB of LDS per block
-// lets 2 blocks share a CU's 64 KiB (BK = 32 would allow one), and ~170 VGPRs
-// allow 2–3 waves per SIMD. Each stage has one 16-byte vector per thread per operand.
-template <class TIn> struct cdna_gemm_config {
-  using atom = mfma_32x32x8<TIn>;
-  using smem_type = TIn;
-  static constexpr int BM = 128, BN = 128, BK = 16, warps_m = 2, warps_n = 2, stages = 2;
-  static constexpr int pad = 8;
-  template <bool KContiguous> using layout_a = row_major<BM, BK, pad>;
-  template <bool NContiguous> using layout_b = col_major<BK, BN, pad>;
-};
-// ---- the attention configuration (ops/attention/kernel.hpp reads it) -------
-// Attention (bf16 / fp16): 64 query rows per block, 2 waves of 32 rows (one
-// MFMA atom high), K/V tiles of 32 keys in 2 stages. Every operand is kept
-// K-contiguous in LDS so the MFMA fragment reads are the 8-byte fast paths:
-// Q and P row-major, Kᵀ and V column-major, rows padded by 8 elements.
-// LDS at head_dim 128: 17 + 2·(8.5 + 10) + 5 KiB ≈ 60 KiB of the 64.
-template <class T, int D> struct cdna_attention_config {
-  using atom = mfma_32x32x8<T>;
-  using smem_type = T;
-  static constexpr int BQ = 64, BKV = 32, warps = 2, stages = 2, pad = 8;
-  // Registers: O (D/2 fp32), S (16), m and l (16 each), the causal-mask rows
-  // and the LDS fragments in flight take 192–195 VGPRs at head_dim 64 and 228–251
-  // at 128 (gfx90a / gfx940): 2 waves per SIMD (256 each) hold them without
-  // scratch; 3 waves (168) spill at both head dims. c·max is recomputed each
-  // tile rather than kept (16 more VGPRs: the hd128 kernel spilled on gfx940).
-  static constexpr int waves_per_simd = 2;
-  static constexpr bool keep_scaled_max = false;
-  using layout_q = row_major<BQ, D, pad>;
-  using layout_kt = col_major<D, BKV, pad>;
-  using layout_v = col_major<BKV, D, pad>;
-  using layout_p = row_major<BQ, BKV, pad>;
-};
-
-// fp32: the 64-lane scalar atom (a lane owns one row of a 64×32 warp tile):
-// A is kept M-contiguous (lanes read consecutive rows), B N-contiguous (all
-// lanes read the same element: a broadcast).
-template <> struct cdna_gemm_config<float> {
-  using atom = scalar;
-  using smem_type = float;
-  static constexpr int BM = 128, BN = 64, BK = 16, warps_m = 2, warps_n = 2, stages = 2;
-  static constexpr int pad = 4;
-  template <bool KContiguous> using layout_a = col_major<BM, BK, pad>;
-  template <bool NContiguous> using layout_b = row_major<BK, BN, pad>;
 };
 
 }  // namespace tessel::hip

@@ -23,6 +23,7 @@ struct attention_call {
   bool causal;
   float scale;
   int device;  // index of the device the tensors live on (GPU backends run there)
+  bool portable = false;  // kernel_path::portable: the backend's baseline kernels only
 };
 
 }  // namespace tessel

@@ -14,20 +14,15 @@
 // multiply-add (exp2_of_difference), not in a pass over S; the rescale
 // exp2(b − b') is exactly 1 while the maximum stands still.
 //
-//   P::attention_config<T, D>: atom, smem_type, BQ, BKV, warps, stages,
-//     layout_q (BQ×D, A operand), layout_kt (D×BKV, B operand read from K rows),
-//     layout_v (BKV×D, B operand), layout_p (BQ×BKV, A operand);
-//     optional: `static constexpr bool keep_scaled_max = false;` recomputes each
-//     row's c·max every tile instead of keeping it in a register (for configs
-//     short of registers);
-//     optional: `static constexpr bool p_in_registers = true;` where the atom's
-//     C fragment is its A fragment (c_feeds_a): P then feeds P·V straight from
-//     registers (P::relayout + the register-A mma) — no shared P tile, one block
-//     barrier per KV tile instead of two.
+//   P::attention_config<T, D>: its contract (required and optional members,
+//     defaults, checks) is core/attention_contract.hpp. p_in_registers: P
+//     feeds P·V straight from registers (P::relayout + the register-A mma) —
+//     no shared P tile, one block barrier per KV tile instead of two.
 #pragma once
 #include <cstdint>
 #include <type_traits>
 
+#include "tessel/core/attention_contract.hpp"
 #include "tessel/core/math.hpp"
 #include "tessel/core/scope.hpp"
 #include "tessel/core/tile_ops.hpp"
@@ -47,26 +42,12 @@ template <class T> struct attention_problem {
   float scale_log2;  // scale · log2(e)
 };
 
-namespace attention_detail {
-template <class Cfg, class = void> struct p_in_registers {
-  static constexpr bool value = false;
-};
-template <class Cfg> struct p_in_registers<Cfg, std::void_t<decltype(Cfg::p_in_registers)>> {
-  static constexpr bool value = Cfg::p_in_registers;
-};
-template <class Cfg, class = void> struct keep_scaled_max {
-  static constexpr bool value = true;
-};
-template <class Cfg> struct keep_scaled_max<Cfg, std::void_t<decltype(Cfg::keep_scaled_max)>> {
-  static constexpr bool value = Cfg::keep_scaled_max;
-};
-}  // namespace attention_detail
-
 template <class P, class T, int D> struct attention_kernel {
   using cfg = typename P::template attention_config<T, D>;
-  using atom = typename cfg::atom;
-  using smem_t = typename cfg::smem_type;
-  static constexpr bool p_regs = attention_detail::p_in_registers<cfg>::value;
+  using config = attention_config_of<cfg, D>;  // core/attention_contract.hpp: checks and defaults
+  using atom = typename config::atom;
+  using smem_t = typename config::smem_type;
+  static constexpr bool p_regs = config::p_in_registers;
   // The type P has when it meets V, and whether l's additions are compensated:
   // where P stays fp32 (CPU), l's roundings (2^-24 per KV tile) would grow past
   // P's own; where P is rounded to bf16 / fp16 for P·V (2^-9, 2^-12), l's stay
@@ -74,11 +55,8 @@ template <class P, class T, int D> struct attention_kernel {
   // add operations per row and tile.
   using p_type = std::conditional_t<p_regs, typename atom::a_type, smem_t>;
   static constexpr bool compensate_l = std::is_same_v<p_type, float>;
-  static constexpr bool keep_b = attention_detail::keep_scaled_max<cfg>::value;
-  static_assert(!p_regs || c_feeds_a<typename cfg::atom>(), "attention: p_in_registers needs an atom whose C is its A");
-  static constexpr int BQ = cfg::BQ, BKV = cfg::BKV, S = cfg::stages, WQ = BQ / cfg::warps;
-  static_assert(S >= 2, "attention: the K/V ring needs at least two stages");
-  static_assert(BQ % cfg::warps == 0, "attention: warps must split the query rows evenly");
+  static constexpr bool keep_b = config::keep_scaled_max;
+  static constexpr int BQ = config::BQ, BKV = config::BKV, S = config::stages, WQ = BQ / config::warps;
 
   using tile_q = st<smem_t, typename cfg::layout_q>;
   using tile_kt = st<smem_t, typename cfg::layout_kt>;

@@ -24,6 +24,7 @@ struct gemm_call {
   int m, n, k, batch;
   float alpha, beta;
   int device;  // index of the device the operands live on (GPU backends run there)
+  bool portable = false;  // kernel_path::portable: the backend's baseline kernels only
 };
 
 }  // namespace tessel

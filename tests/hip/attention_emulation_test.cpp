@@ -32,6 +32,7 @@
 #include "host_lanes.hpp"
 #include "mfma_emulator.hpp"
 #include "p_rounding_bias.hpp"
+#include "tessel/hip/attention_config.hpp"
 #include "tessel/hip/tile_ops_cdna.hpp"
 #include "tessel/ops/attention/kernel.hpp"
 

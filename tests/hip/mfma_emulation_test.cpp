@@ -23,6 +23,7 @@
 #include "emulation_seed.hpp"
 #include "host_lanes.hpp"
 #include "mfma_emulator.hpp"
+#include "tessel/hip/gemm_config.hpp"
 #include "tessel/hip/tile_ops_cdna.hpp"
 #include "tessel/ops/gemm/dispatch.hpp"
 

@@ -1,0 +1,81 @@
+// tessel/cuda/gemm_config.hpp — the CUDA GEMM configurations (contract: core/gemm_contract.hpp).
+//
+// sm80 (mma.sync, any device from compute capability 8.0):
+//   fp32: a SIMT GEMM on the scalar atom; bf16 / fp16: 128 × 256 × 64 blocks,
+//   8 warps as 2 × 4 of 64 × 64 mma_m16n8k16 accumulators, 3 cp.async stages of
+//   16 + 32 KiB swizzle128 tiles (144 KiB, within an A100's 164 KiB), the
+//   portable ring schedule. Measured on an H200 at 4096³ bf16: 339 TFLOP/s;
+//   256 × 128: 354; 128 × 128 with two blocks per SM: 380 — a shape that would
+//   fit only once in an A100's shared memory, hence not the default.
+// sm90 (sm_90a): bf16 / fp16 on the TMA schedule (schedule_sm90.hpp) with the
+//   warpgroup wgmma atom; fp32 as sm80. See policy_sm90.hpp.
+#pragma once
+#include <type_traits>
+
+#include "tessel/core/scope.hpp"
+#include "tessel/core/shared_tile.hpp"
+#include "tessel/cuda/atom/mma_m16n8k16.hpp"
+#include "tessel/cuda/atom/scalar.hpp"
+#include "tessel/cuda/atom/wgmma.hpp"
+#include "tessel/cuda/schedule_sm90.hpp"
+#include "tessel/cuda/swizzle.hpp"
+
+namespace tessel::cuda {
+
+template <class TIn> struct sm80_gemm_config {
+  static_assert(sizeof(TIn) == 0, "sm80 policy: no GEMM configuration for this input type (fp32, fp16, bf16 only)");
+};
+
+// fp32: a plain SIMT GEMM. 64 × 64 × 16 block, 4 warps of 32 × 32; A rows are
+// read one per lane (padded so a K-contiguous tile has no bank conflicts), B
+// values are broadcast to the warp.
+template <> struct sm80_gemm_config<float> {
+  using atom = scalar;
+  using smem_type = float;
+  static constexpr int BM = 64, BN = 64, BK = 16, warps_m = 2, warps_n = 2, stages = 2;
+  template <bool KContiguous>
+  using layout_a = std::conditional_t<KContiguous, row_major<BM, BK, 1>, col_major<BM, BK>>;
+  template <bool NContiguous>
+  using layout_b = std::conditional_t<NContiguous, row_major<BK, BN>, col_major<BK, BN, 1>>;
+};
+
+// A 16-bit tensor-core GEMM configuration: the mma_m16n8k16 atom (the sm90
+// policy's wgmma keeps its accumulator layout), swizzle128 shared tiles.
+template <class T, int BM_, int BN_, int BK_, int WarpsM, int WarpsN, int Stages> struct tensor_core_config {
+  using atom = mma_m16n8k16<T>;
+  using smem_type = T;
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, warps_m = WarpsM, warps_n = WarpsN, stages = Stages;
+  template <bool KContiguous> using layout_a = swizzle128<BM, BK, KContiguous>;
+  template <bool NContiguous> using layout_b = swizzle128<BK, BN, NContiguous>;
+};
+template <class T> using sm80_tensor_core_config = tensor_core_config<T, 128, 256, 64, 2, 4, 3>;
+template <> struct sm80_gemm_config<bf16> : sm80_tensor_core_config<bf16> {};
+template <> struct sm80_gemm_config<fp16> : sm80_tensor_core_config<fp16> {};
+
+template <class TIn> struct sm90_gemm_config : sm80_gemm_config<TIn> {};
+
+// Alternating: each consumer warpgroup owns whole work units (BM × BN of C,
+// in BM/64 wgmma accumulators), the consumers taking turns ("ping-pong");
+// else they split each BM × BN unit into Consumers row bands of 64. Measured
+// on the H100 (bench/notes/cuda_gemm.md): alternating 128 × 128 units, 5
+// stages, ran 0.90-0.95x cuBLAS where the cooperative 128 × 256 default ran
+// 0.94-1.00x, so the default is cooperative.
+template <class T, int BM_, int BN_, int BK_, int Consumers, int Stages, bool Alternating = false>
+struct sm90_tma_gemm_config {
+  using atom = wgmma_m64k16<T, BN_>;
+  using smem_type = T;
+  using unit = group_scope<4>;
+  using schedule = sm90_tma_schedule<Stages, Consumers>;
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, warps_m = Alternating ? 1 : Consumers, warps_n = 1;
+  static constexpr int stages = Stages;
+  template <bool KContiguous> using layout_a = swizzle128<BM, BK, KContiguous>;
+  template <bool NContiguous> using layout_b = swizzle128<BK, BN, NContiguous>;
+};
+// bf16 / fp16: 128 × 256 × 64 blocks, a producer warpgroup and 2 consumer
+// warpgroups, each owning 64 × 256 of C in one m64n256k16 accumulator (128 fp32
+// registers per lane); 3 stages of 16 + 32 KiB and 2 × 32 KiB of epilogue
+// staging (208 KiB of the H100's 227 KiB; 4 stages measured no faster).
+template <> struct sm90_gemm_config<bf16> : sm90_tma_gemm_config<bf16, 128, 256, 64, 2, 3> {};
+template <> struct sm90_gemm_config<fp16> : sm90_tma_gemm_config<fp16, 128, 256, 64, 2, 3> {};
+
+}  // namespace tessel::cuda
