@@ -109,6 +109,11 @@ step_sanitize() {
     sanitize racecheck tests "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1
     sanitize synccheck tests "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1
     [ -x "$build/tests/tessel_tile_tests_cuda" ] && sanitize racecheck tile_tests "$build/tests/tessel_tile_tests_cuda" --gtest_brief=1
+    if [ -x "$build/tests/tessel_schedule_sm90_tests" ]; then
+      for tool in memcheck racecheck synccheck; do
+        sanitize $tool schedule_sm90_tests "$build/tests/tessel_schedule_sm90_tests" --gtest_brief=1
+      done
+    fi
     if [ -x "$build/tests/tessel_wgmma_tests" ]; then
       sanitize memcheck wgmma_tests "$build/tests/tessel_wgmma_tests" --gtest_brief=1
       sanitize racecheck wgmma_tests "$build/tests/tessel_wgmma_tests" --gtest_brief=1
