@@ -19,6 +19,10 @@
 //                                          per operand I (src: the gmatrix of that layer)
 //   struct state;                          a consumer's registers (accumulators)
 //   start(u, state, p, w)                  before the first step
+//   optional: static constexpr int resident_bytes;   shared bytes kept for a whole
+//                                          work unit (attention's Q), before the ring;
+//     then load_resident(ld, resident, p, w) fills them with the first step's
+//     copies, and start(u, state, p, w, resident) receives them
 //   compute(u, state, stage, p, w, step)   consumes a stage; may leave its MMAs in flight
 //   retire<N>(u, state)                    waits until at most N steps' MMAs are in flight
 //   finish(u, out, state, p, w)            the epilogue: out.template store<I>(u, dst, tile, row0,
@@ -40,6 +44,7 @@
 //                   warpgroups, full/empty mbarriers, persistent grid.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "tessel/core/global_tile.hpp"
 #include "tessel/core/scope.hpp"
@@ -65,6 +70,14 @@ template <class Ctx, class Unit, int WarpLanes> struct unit_context : Ctx {
   TESSEL_HOST_DEVICE int lane() const { return Ctx::thread() % lanes; }
   // The warp within the unit.
   TESSEL_HOST_DEVICE int unit_warp() const { return Ctx::warp() % Unit::warps; }
+};
+
+// The op's resident shared bytes (0 when it declares none).
+template <class Op, class = void> struct resident_bytes_of {
+  static constexpr int value = 0;
+};
+template <class Op> struct resident_bytes_of<Op, std::void_t<decltype(Op::resident_bytes)>> {
+  static constexpr int value = Op::resident_bytes;
 };
 
 // Runs every step of one work unit through a ring of S stages in shared
@@ -100,7 +113,7 @@ template <class P, int S> struct ring_schedule {
     const int layers = Op::layers(p);
     s.grid_z = layers < max_grid_z ? layers : max_grid_z;  // run() strides over the rest
     s.warps = warps<Op>;
-    s.smem_bytes = S * Op::stage_bytes;
+    s.smem_bytes = resident_bytes_of<Op>::value + S * Op::stage_bytes;
     return s;
   }
   template <class Op> static const typename Op::problem& prepare(const typename Op::problem& p) { return p; }
@@ -117,11 +130,18 @@ template <class P, int S> struct ring_schedule {
       if constexpr (Op::unit::warps == 1) return Ctx(ctx);
       else return unit_ctx(ctx, ctx.warp() / Op::unit::warps);
     }();
+    constexpr int resident = resident_bytes_of<Op>::value;
     char* smem = ctx.smem();
-    auto stage = [&](int s) { return Op::stage_at(smem + s * Op::stage_bytes); };
+    char* ring = smem + resident;
+    auto stage = [&](int s) { return Op::stage_at(ring + s * Op::stage_bytes); };
     loader<Ctx> ld{ctx};
     typename Op::state st;
-    Op::start(u, st, p, w);
+    if constexpr (resident > 0) {
+      Op::start(u, st, p, w, smem);
+      Op::load_resident(ld, smem, p, w);  // in the first copy group, with step 0
+    } else {
+      Op::start(u, st, p, w);
+    }
     const int steps = Op::steps(p, w);
     for (int s = 0; s < S - 1; ++s) {
       if (s < steps) Op::load(ld, stage(s), p, w, s);

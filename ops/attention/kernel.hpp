@@ -24,6 +24,7 @@
 
 #include "tessel/core/attention_contract.hpp"
 #include "tessel/core/math.hpp"
+#include "tessel/core/pipeline.hpp"
 #include "tessel/core/scope.hpp"
 #include "tessel/core/tile_ops.hpp"
 
@@ -42,7 +43,7 @@ template <class T> struct attention_problem {
   float scale_log2;  // scale · log2(e)
 };
 
-template <class P, class T, int D> struct attention_kernel {
+template <class P, class T, int D> struct attention_stages {
   using cfg = typename P::template attention_config<T, D>;
   using config = attention_config_of<cfg, D>;  // core/attention_contract.hpp: checks and defaults
   using atom = typename config::atom;
@@ -72,106 +73,115 @@ template <class P, class T, int D> struct attention_kernel {
   static constexpr int bytes(int elems) { return (int(sizeof(smem_t)) * elems + 127) / 128 * 128; }
   static constexpr int q_bytes = bytes(tile_q::size), kt_bytes = bytes(tile_kt::size);
   static constexpr int v_bytes = bytes(tile_v::size), p_bytes = p_regs ? 0 : bytes(tile_p::size);
-  static constexpr int max_grid_z = 65535;
-
-  static launch_shape shape(const problem& p) {
-    launch_shape s;
-    s.grid_x = (p.q_len + BQ - 1) / BQ * p.heads;
-    s.grid_z = p.batch < max_grid_z ? p.batch : max_grid_z;
-    s.warps = cfg::warps;
-    s.smem_bytes = q_bytes + S * (kt_bytes + v_bytes) + p_bytes;
-    return s;
+  // ---- stage bodies (core/pipeline.hpp) -------------------------------------
+  // A work unit is BQ query rows of one (batch, head); a step is one K/V tile.
+  // Q (and P where it goes through shared memory) stay resident for the unit.
+  using policy = P;
+  using unit = warp_scope;
+  static constexpr int units = config::warps;
+  static constexpr int resident_bytes = q_bytes + p_bytes;
+  static constexpr int stage_bytes = kt_bytes + v_bytes;
+  struct stage {
+    tile_kt kt;
+    tile_v v;
+  };
+  TESSEL_HOST_DEVICE static stage stage_at(char* base) {
+    return {tile_kt{reinterpret_cast<smem_t*>(base)}, tile_v{reinterpret_cast<smem_t*>(base + kt_bytes)}};
   }
-
-  template <class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const problem& p) {
-    for (int z = ctx.block_z(); z < p.batch; z += ctx.grid_z()) run_one(ctx, p, z);
-  }
-
-  template <class Ctx> TESSEL_DEVICE static void run_one(Ctx& ctx, const problem& p, int b) {
-    // Query tiles last to first within a head: with a causal mask the late tiles
-    // see the most keys, and starting them first shortens the grid's tail.
+  struct work {
+    int b, head, kv_head, q0, kv_tiles;
+  };
+  TESSEL_HOST_DEVICE static int tiles(const problem& p) { return (p.q_len + BQ - 1) / BQ * p.heads; }
+  TESSEL_HOST_DEVICE static int layers(const problem& p) { return p.batch; }
+  // Query tiles last to first within a head: with a causal mask the late tiles
+  // see the most keys, and starting them first shortens the grid's tail.
+  TESSEL_HOST_DEVICE static work work_at(const problem& p, int tile, int b) {
     const int q_tiles = (p.q_len + BQ - 1) / BQ;
-    const int head = ctx.block_x() / q_tiles, q0 = (q_tiles - 1 - ctx.block_x() % q_tiles) * BQ;
-    const int kv_head = head / (p.heads / p.kv_heads);
-    const T* const q = p.q + b * p.q_bs + head * p.q_hs;
-    const T* const k = p.k + b * p.k_bs + kv_head * p.k_hs;
-    const T* const v = p.v + b * p.v_bs + kv_head * p.v_hs;
-    T* const out = p.out + b * p.o_bs + head * p.o_hs;
-    const gmatrix<const T> gq{q, p.q_len, D, p.q_ss, 1, vec16(q, p.q_ss)};
-    // Kᵀ as a D × kv_len matrix: element (d, j) = k[b, j, kv_head, d].
-    const gmatrix<const T> gkt{k, D, p.kv_len, 1, p.k_ss, vec16(k, p.k_ss)};
-    const gmatrix<const T> gv{v, p.kv_len, D, p.v_ss, 1, vec16(v, p.v_ss)};
-    const gmatrix<T> gout{out, p.q_len, D, p.o_ss, 1, vec16(out, p.o_ss)};
-
-    char* smem = ctx.smem();
-    const tile_q sq{reinterpret_cast<smem_t*>(smem)};
-    auto stage_kt = [&](int s) { return tile_kt{reinterpret_cast<smem_t*>(smem + q_bytes + s * kt_bytes)}; };
-    auto stage_v = [&](int s) {
-      return tile_v{reinterpret_cast<smem_t*>(smem + q_bytes + S * kt_bytes + s * v_bytes)};
-    };
-    [[maybe_unused]] const tile_p sp{reinterpret_cast<smem_t*>(smem + q_bytes + S * (kt_bytes + v_bytes))};
-
+    work w;
+    w.b = b;
+    w.head = tile / q_tiles;
+    w.q0 = (q_tiles - 1 - tile % q_tiles) * BQ;
+    w.kv_head = w.head / (p.heads / p.kv_heads);
     // Keys visible to this block: all, or (causal) up to the last row's diagonal.
-    const int shift = p.kv_len - p.q_len;  // query i sees keys j <= i + shift
     int kv_end = p.kv_len;
     if (p.causal) {
-      const int last_row = (q0 + BQ < p.q_len ? q0 + BQ : p.q_len) - 1;
+      const int last_row = (w.q0 + BQ < p.q_len ? w.q0 + BQ : p.q_len) - 1;
+      const int shift = p.kv_len - p.q_len;  // query i sees keys j <= i + shift
       kv_end = last_row + shift + 1 < kv_end ? last_row + shift + 1 : kv_end;
     }
-    const int kv_tiles = kv_end > 0 ? (kv_end + BKV - 1) / BKV : 0;
+    w.kv_tiles = kv_end > 0 ? (kv_end + BKV - 1) / BKV : 0;
+    return w;
+  }
+  TESSEL_HOST_DEVICE static int steps(const problem&, const work& w) { return w.kv_tiles; }
 
+  TESSEL_HOST_DEVICE static gmatrix<const T> q_of(const problem& p, const work& w) {
+    const T* q = p.q + w.b * p.q_bs + w.head * p.q_hs;
+    return {q, p.q_len, D, p.q_ss, 1, vec16(q, p.q_ss)};
+  }
+  // Kᵀ as a D × kv_len matrix: element (d, j) = k[b, j, kv_head, d].
+  TESSEL_HOST_DEVICE static gmatrix<const T> kt_of(const problem& p, const work& w) {
+    const T* k = p.k + w.b * p.k_bs + w.kv_head * p.k_hs;
+    return {k, D, p.kv_len, 1, p.k_ss, vec16(k, p.k_ss)};
+  }
+  TESSEL_HOST_DEVICE static gmatrix<const T> v_of(const problem& p, const work& w) {
+    const T* v = p.v + w.b * p.v_bs + w.kv_head * p.v_hs;
+    return {v, p.kv_len, D, p.v_ss, 1, vec16(v, p.v_ss)};
+  }
+
+  template <class Ld> TESSEL_HOST_DEVICE static void load_resident(Ld& ld, char* resident, const problem& p, const work& w) {
+    ld.template copy<0>(tile_q{reinterpret_cast<smem_t*>(resident)}, q_of(p, w), w.q0, 0, w.b);
+  }
+  template <class Ld> TESSEL_HOST_DEVICE static void load(Ld& ld, const stage& s, const problem& p, const work& w, int t) {
+    ld.template copy<1>(s.kt, kt_of(p, w), 0, t * BKV, w.b);
+    ld.template copy<2>(s.v, v_of(p, w), t * BKV, 0, w.b);
+  }
+
+  struct state;  // below row_stats
+  template <class U>
+  TESSEL_HOST_DEVICE static void start(U&, state& st, const problem&, const work&, char* resident) {
+    P::zero(st.o);
+    st.rows.reset();
+    st.resident = resident;
+  }
+  template <class U>
+  TESSEL_HOST_DEVICE static void compute(U& ctx, state& st, const stage& stg, const problem& p, const work& w, int t) {
+    const tile_q sq{reinterpret_cast<smem_t*>(st.resident)};
     const int row0 = ctx.warp() * WQ;  // this warp's rows within the block
-    o_tile o;
-    P::zero(o);
-    row_stats rows;
-    rows.reset();
-
-    P::load(ctx, sq, gq, q0, 0);
-    for (int s = 0; s < S - 1; ++s) {
-      if (s < kv_tiles) {
-        P::load(ctx, stage_kt(s), gkt, 0, s * BKV);
-        P::load(ctx, stage_v(s), gv, s * BKV, 0);
-      }
-      P::commit();
+    const int shift = p.kv_len - p.q_len;
+    s_tile sc;
+    P::zero(sc);
+    P::mma(ctx, sc, sq, stg.kt, row0, 0);
+    const int kv0 = t * BKV, qrow0 = w.q0 + row0;
+    const int kv_len = p.kv_len;
+    const bool causal = p.causal;
+    // S stays raw (the scale rides in the exp2's FMA); masking only where
+    // this warp's rows meet a hidden key in this tile.
+    const bool all_visible = kv0 + BKV <= kv_len && (!causal || kv0 + BKV - 1 <= qrow0 + shift);
+    if (!all_visible) {
+      P::map(ctx, sc, [=](float x, int r, int c) {
+        const int key = kv0 + c;
+        const bool hidden = key >= kv_len || (causal && key > qrow0 + r + shift);
+        return hidden ? neg_infinity() : x;
+      });
     }
-    for (int t = 0; t < kv_tiles; ++t) {
-      P::template wait<S - 2>();
+    online_softmax_step(ctx, sc, p.scale_log2, st.o, st.rows);
+    if constexpr (p_regs) {
+      rt_a<atom, WQ, BKV> pa;
+      P::relayout(ctx, pa, sc);
+      P::mma(ctx, st.o, pa, stg.v, 0, 0);
+    } else {
+      const tile_p sp{reinterpret_cast<smem_t*>(st.resident + q_bytes)};
+      P::store(ctx, sp, sc, row0, 0);  // P as this warp's rows of an A operand
       ctx.sync();
-      const int next = t + S - 1;
-      if (next < kv_tiles) {
-        P::load(ctx, stage_kt(next % S), gkt, 0, next * BKV);
-        P::load(ctx, stage_v(next % S), gv, next * BKV, 0);
-      }
-      P::commit();
-
-      s_tile sc;
-      P::zero(sc);
-      P::mma(ctx, sc, sq, stage_kt(t % S), row0, 0);
-      const int kv0 = t * BKV, qrow0 = q0 + row0;
-      const int kv_len = p.kv_len;
-      const bool causal = p.causal;
-      // S stays raw (the scale rides in the exp2's FMA); masking only where
-      // this warp's rows meet a hidden key in this tile.
-      const bool all_visible = kv0 + BKV <= kv_len && (!causal || kv0 + BKV - 1 <= qrow0 + shift);
-      if (!all_visible) {
-        P::map(ctx, sc, [=](float x, int r, int c) {
-          const int key = kv0 + c;
-          const bool hidden = key >= kv_len || (causal && key > qrow0 + r + shift);
-          return hidden ? neg_infinity() : x;
-        });
-      }
-      online_softmax_step(ctx, sc, p.scale_log2, o, rows);
-      if constexpr (p_regs) {
-        rt_a<atom, WQ, BKV> pa;
-        P::relayout(ctx, pa, sc);
-        P::mma(ctx, o, pa, stage_v(t % S), 0, 0);
-      } else {
-        P::store(ctx, sp, sc, row0, 0);  // P as this warp's rows of an A operand
-        ctx.sync();
-        P::mma(ctx, o, sp, stage_v(t % S), row0, 0);
-      }
+      P::mma(ctx, st.o, sp, stg.v, row0, 0);
     }
-    finish(ctx, p, b, head, q0 + row0, gout, o, rows);
+  }
+  template <int N, class U> TESSEL_HOST_DEVICE static void retire(U&, state&) {}
+  template <class U, class Out>
+  TESSEL_HOST_DEVICE static void finish(U& ctx, Out&, state& st, const problem& p, const work& w) {
+    T* const out = p.out + w.b * p.o_bs + w.head * p.o_hs;
+    const gmatrix<T> gout{out, p.q_len, D, p.o_ss, 1, vec16(out, p.o_ss)};
+    finish(ctx, p, w.b, w.head, w.q0 + ctx.warp() * WQ, gout, st.o, st.rows);
   }
 
   // gmatrix::vec16 of a (head_dim-contiguous) view: its base and its sequence
@@ -205,6 +215,13 @@ template <class P, class T, int D> struct attention_kernel {
       fill(l, 0.0f);
       fill(l_lost, 0.0f);
     }
+  };
+  // A warp's registers for one work unit: O, the softmax rows, and where the
+  // resident Q (and P) tiles are.
+  struct state {
+    o_tile o;
+    row_stats rows;
+    char* resident;
   };
 
   // On raw scores s, with c = scale·log2(e) > 0, m the running row maximum of
@@ -287,5 +304,20 @@ template <class P, class T, int D> struct attention_kernel {
       }
   }
 };
+
+// What a backend launches: the stage bodies under the schedule its config
+// names (default: the portable ring).
+template <class P, class T, int D> struct attention_schedule_of {
+  using cfg = typename P::template attention_config<T, D>;
+  template <class C, class = void> struct pick {
+    using type = ring_schedule<P, C::stages>;
+  };
+  template <class C> struct pick<C, std::void_t<typename C::schedule>> {
+    using type = typename C::schedule;
+  };
+  using type = typename pick<cfg>::type;
+};
+template <class P, class T, int D>
+using attention_kernel = pipeline_kernel<attention_stages<P, T, D>, typename attention_schedule_of<P, T, D>::type>;
 
 }  // namespace tessel::ops

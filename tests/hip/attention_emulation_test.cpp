@@ -119,7 +119,7 @@ struct case_shape {
 // Runs the case, asserting every element of O within its bound; *error (if
 // given) gets the relative Frobenius error of the wave's rows against float64.
 template <class T, int D> void attention_wave(const case_shape& cs, std::uint64_t seed, double* error = nullptr) {
-  using kernel = ops::attention_kernel<host_cdna_policy, T, D>;
+  using kernel = ops::attention_stages<host_cdna_policy, T, D>;
   using cfg = cdna_attention_config<T, D>;
   using s_tile = typename kernel::s_tile;
   using o_tile = typename kernel::o_tile;
