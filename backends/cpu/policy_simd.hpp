@@ -14,6 +14,10 @@
 //                 the whole packed K chunk (W = float lanes of Arch)
 //   store         epilogue alpha / beta (C not read when beta == 0), masked
 //                 edges, fp32 / fp16 / bf16 out rounded like core/element.hpp
+//   schedule      packed_schedule (schedule_packed.hpp): groups of `group`
+//                 work units run step-major through one stage, so the packed
+//                 B tile of a step is reused by every row block of its column
+//                 strip instead of being packed again for each
 // Every fast path computes what the generic op computes on the same layouts
 // and atom (fma per k, in k order; zeros in the padding).
 //
@@ -21,12 +25,14 @@
 // and AVX-512 translation units never share an out-of-line instantiation;
 // that is also why the policy has its own launcher (its arena type is per Arch).
 #pragma once
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 #include <tbb/enumerable_thread_specific.h>
@@ -39,12 +45,14 @@
 #include "tessel/cpu/attention_simd.hpp"
 #include "tessel/cpu/atom/simd.hpp"
 #include "tessel/cpu/launch.hpp"
+#include "tessel/cpu/schedule_packed.hpp"
 
 namespace tessel::cpu {
 
 // Block and micro-tile shape of a SIMD path (chosen per ISA in gemm_avx*.cpp).
-template <int MR_, int NR_, int BM_, int BN_, int BK_, int Stages_> struct simd_tuning {
-  static constexpr int MR = MR_, NR = NR_, BM = BM_, BN = BN_, BK = BK_, stages = Stages_;
+// group: work units the GEMM's packed_schedule runs together (schedule_packed.hpp).
+template <int MR_, int NR_, int BM_, int BN_, int BK_, int Stages_, int Group_ = 8> struct simd_tuning {
+  static constexpr int MR = MR_, NR = NR_, BM = BM_, BN = BN_, BK = BK_, stages = Stages_, group = Group_;
 };
 
 // Packed panels: `Lines` lines of `Depth` elements, grouped P lines to a panel,
@@ -102,6 +110,12 @@ template <class Arch> struct block_range {
   bool is_divisible() const { return last - first > 1; }
 };
 
+// Whether Kernel's schedule runs chunks of work ids (Kernel::schedule::ranged).
+template <class Kernel, class = void> struct ranged_schedule : std::false_type {};
+template <class Kernel>
+struct ranged_schedule<Kernel, std::void_t<decltype(Kernel::schedule::ranged)>>
+    : std::bool_constant<Kernel::schedule::ranged> {};
+
 template <class Arch> struct simd_arena {
   struct release {
     void operator()(char* p) const { std::free(p); }
@@ -147,6 +161,12 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
     static constexpr int warps_m = 1, warps_n = 1, stages = Tuning::stages;
     template <bool KContiguous> using layout_a = packed_a<BM, BK, MR>;
     template <bool NContiguous> using layout_b = packed_b<BK, BN, NR>;
+    // Goto-style reuse of the packed B tile across the row blocks of a column
+    // strip (schedule_packed.hpp): the schedule's group is the op's raster
+    // group (block rows per strip, ops/gemm/kernel.hpp work_at), so a group of
+    // consecutive work units shares one B tile per step.
+    static constexpr int raster_group = Tuning::group;
+    using schedule = packed_schedule<simd_policy, Tuning::group>;
   };
 
   // ---- global -> packed shared (block scope) ---------------------------------
@@ -195,24 +215,63 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
       }
   }
 
-  // ---- launcher: one oneTBB task per block ----------------------------------
-  template <class Kernel, class Params> static void launch(const launch_shape& shape, const Params& params, int threads) {
+  // ---- launcher ---------------------------------------------------------------
+  // A kernel whose schedule is ranged (packed_schedule) gets one oneTBB task
+  // per worker, each claiming runs of work ids from a shared counter
+  // (Schedule::claim_end) and running them with run_range(), so that one
+  // worker runs neighbouring ids and reuses their packed tiles, in an arena
+  // that the thread keeps across launches (thread_arena). Any other kernel
+  // (attention, or a GEMM config on the ring schedule) gets one oneTBB task
+  // per block and a per-launch arena per worker, as before.
+  template <class Kernel, class Params>
+  static void launch(const launch_shape& shape, const Params& params, int threads) {
     const long blocks = long(shape.grid_x) * shape.grid_z;
     if (blocks == 0) return;
-    tbb::enumerable_thread_specific<simd_arena<Arch>> arenas;
-    auto body = [&](const block_range<Arch>& range) {
-      char* arena = arenas.local().get(std::size_t(shape.smem_bytes) + 64);
-      for (long blk = range.first; blk != range.last; ++blk) {
-        context ctx{int(blk % shape.grid_x), shape.grid_z, int(blk / shape.grid_x), arena};
-        Kernel::run(ctx, params);
+    const std::size_t bytes = std::size_t(shape.smem_bytes) + 64;
+    auto run = [&] {
+      if constexpr (ranged_schedule<Kernel>::value) {
+        using schedule = typename Kernel::schedule;
+        const int workers = tbb::this_task_arena::max_concurrency();
+        std::atomic<long> next{0};
+        tbb::parallel_for(block_range<Arch>(0, workers), [&](const block_range<Arch>&) {
+          context ctx{0, shape.grid_z, 0, thread_arena(bytes)};
+          for (long first = next.load(std::memory_order_relaxed);;) {
+            if (first >= blocks) return;
+            const long end = schedule::claim_end(first, blocks, workers);
+            if (!next.compare_exchange_weak(first, end, std::memory_order_relaxed)) continue;  // first reloaded
+            schedule::template run_range<typename Kernel::op>(ctx, params, first, end);
+            first = next.load(std::memory_order_relaxed);
+          }
+        });
+      } else {
+        tbb::enumerable_thread_specific<simd_arena<Arch>> arenas;  // one per worker, for this launch
+        tbb::parallel_for(block_range<Arch>(0, blocks), [&](const block_range<Arch>& range) {
+          char* arena = arenas.local().get(bytes);
+          for (long blk = range.first; blk != range.last; ++blk) {
+            context ctx{int(blk % shape.grid_x), shape.grid_z, int(blk / shape.grid_x), arena};
+            Kernel::run(ctx, params);
+          }
+        });
       }
     };
     if (threads > 0) {
       tbb::task_arena arena(threads);
-      arena.execute([&] { tbb::parallel_for(block_range<Arch>(0, blocks), body); });
+      arena.execute(run);
     } else {
-      tbb::parallel_for(block_range<Arch>(0, blocks), body);
+      run();
     }
+  }
+
+  // The calling thread's arena for ranged kernels, at least `bytes` long. It
+  // lives as long as the thread and only grows (to the largest smem_bytes + 64
+  // of the ranged kernels the thread ran: 1.09 MiB for the AVX-512 / AVX2
+  // GEMM, whatever the problem size), so repeated calls reuse pages that are
+  // already mapped: a fresh 1.1 MiB buffer per launch costs ~270 page faults,
+  // 5-9 % of a 512^3 GEMM. run_range() never yields to oneTBB, so one thread
+  // never has two claims in flight on its arena.
+  static char* thread_arena(std::size_t bytes) {
+    static thread_local simd_arena<Arch> arena;
+    return arena.get(bytes);
   }
 
  private:

@@ -1,0 +1,339 @@
+// tests/bodies/cpu_schedule_body.hpp — the CPU's packed_schedule (backends/cpu/schedule_packed.hpp)
+// against the portable ring_schedule, on one CPU policy per program.
+//
+// Built once per CPU policy this machine can run (tests/CMakeLists.txt):
+// TESSEL_SCHEDULE_TEST_POLICY is 0 (scalar: the generic tile ops, launched
+// block by block through cpu::launch, i.e. packed_schedule::run), 1 (AVX2) or
+// 2 (AVX-512) (simd_policy::launch: claims from a shared counter, run_range).
+// Checked:
+//   * attention (resident Q tiles, per-unit step counts under a causal mask):
+//     bit-identical out and LSE from the two schedules;
+//   * bit-identical C from the two schedules on the same policy, tuning and
+//     inputs — edges, batches (B shared across the batch too), transposes,
+//     fp32 / bf16 / fp16 in, fp32 / fp16 out, beta 0 over NaN and beta != 0,
+//     K = 0, 1 and 3 threads;
+//   * the reuse itself: the number of operand copies the packed schedule
+//     makes on one thread equals one A copy per (work unit, step) and one B
+//     copy per (column strip of a group, step).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <ostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "seed.hpp"
+#include "tessel/core/pipeline.hpp"
+#include "tessel/cpu/schedule_packed.hpp"
+#include "tessel/ops/attention/kernel.hpp"
+#include "tessel/ops/gemm/kernel.hpp"
+
+#if TESSEL_SCHEDULE_TEST_POLICY == 0
+#include "tessel/cpu/launch.hpp"
+#include "tessel/cpu/policy_scalar.hpp"
+#elif TESSEL_SCHEDULE_TEST_POLICY == 1
+#include "tessel/cpu/policy_avx2.hpp"
+#else
+#include "tessel/cpu/policy_avx512.hpp"
+#endif
+
+namespace tessel::test {
+namespace {
+
+#if TESSEL_SCHEDULE_TEST_POLICY == 0
+// The scalar policy (its shipped config keeps the ring) with the packed
+// schedule, launched block by block: packed_schedule::run, one unit a block.
+struct packed_policy : cpu::scalar_policy {
+  template <class TIn> struct gemm_config : cpu::scalar_policy::gemm_config<TIn> {
+    using schedule = cpu::packed_schedule<packed_policy, 8>;
+  };
+  template <class Kernel, class Params> static void launch(const launch_shape& s, const Params& p, int threads) {
+    cpu::launch<Kernel>(s, p, threads);
+  }
+};
+using base_policy = cpu::scalar_policy;
+constexpr const char* policy_name = "scalar";
+inline bool policy_available() { return true; }
+#else
+#if TESSEL_SCHEDULE_TEST_POLICY == 1
+using packed_policy = cpu::avx2_policy;
+constexpr const char* policy_name = "avx2";
+inline bool policy_available() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+#else
+using packed_policy = cpu::avx512_policy;
+constexpr const char* policy_name = "avx512";
+inline bool policy_available() { return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"); }
+#endif
+using base_policy = packed_policy;
+#endif
+// The same policy, tuning and launcher with the portable ring schedule.
+struct ring_policy : packed_policy {
+  template <class TIn> struct gemm_config : base_policy::gemm_config<TIn> {
+    using schedule = ring_schedule<ring_policy, base_policy::gemm_config<TIn>::stages>;
+  };
+};
+// Attention (an op with resident tiles and per-unit step counts) on each
+// schedule: the shipped configs keep the ring; the packed one is the test's.
+struct attn_packed_policy : packed_policy {
+  template <class T, int D> struct attention_config : base_policy::attention_config<T, D> {
+    using schedule = cpu::packed_schedule<attn_packed_policy, 8>;
+  };
+};
+struct attn_ring_policy : packed_policy {
+  template <class T, int D> struct attention_config : base_policy::attention_config<T, D> {
+    using schedule = ring_schedule<attn_ring_policy, base_policy::attention_config<T, D>::stages>;
+  };
+};
+
+static_assert(std::is_same_v<typename ops::gemm_stages<packed_policy, float, float, true, true>::config::schedule,
+                             cpu::packed_schedule<packed_policy, 8>>,
+              "the test's packed policy runs the packed schedule");
+static_assert(std::is_same_v<typename ops::gemm_stages<ring_policy, float, float, true, true>::config::schedule,
+                             ring_schedule<ring_policy, 2>>,
+              "the test's ring policy runs the ring schedule");
+
+struct sched_case {
+  int m, n, k, batch = 1;
+  bool trans_a = false, trans_b = false, shared_b = false;
+  float alpha = 1.0f, beta = 0.0f;
+  int threads = 1;
+  std::string name() const {
+    return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + "_b" + std::to_string(batch) +
+           (trans_a ? "_ta" : "") + (trans_b ? "_tb" : "") + (shared_b ? "_sharedb" : "") + "_alpha" +
+           std::to_string(int(alpha * 100)) + "_beta" + std::to_string(int(beta * 100)) + "_t" +
+           std::to_string(threads);
+  }
+};
+void PrintTo(const sched_case& c, std::ostream* os) { *os << c.name(); }
+
+template <class T> T from(float f) { return convert<T>(f); }
+
+// C from policy P's GEMM kernel on the case's inputs (row-major buffers, views per trans).
+template <class P, class TIn, class TOut>
+std::vector<TOut> run_gemm(const sched_case& c, const std::vector<TIn>& a, const std::vector<TIn>& b,
+                           const std::vector<TOut>& c0) {
+  ops::gemm_problem<TIn, TOut> p;
+  // op(A) is M × K: stored [M, K] (row-major) or [K, M] (trans_a, read column-major).
+  p.a = {a.data(), c.m, c.k, c.trans_a ? 1 : std::int64_t(c.k), c.trans_a ? std::int64_t(c.m) : 1, false};
+  p.b = {b.data(), c.k, c.n, c.trans_b ? 1 : std::int64_t(c.n), c.trans_b ? std::int64_t(c.k) : 1, false};
+  std::vector<TOut> out = c0;
+  p.c = {out.data(), c.m, c.n, c.n, 1, false};
+  p.batch_a = std::int64_t(c.m) * c.k;
+  p.batch_b = c.shared_b ? 0 : std::int64_t(c.k) * c.n;
+  p.batch_c = std::int64_t(c.m) * c.n;
+  p.batch = c.batch;
+  p.alpha = c.alpha;
+  p.beta = c.beta;
+  auto launch = [&](auto ak, auto bn) {
+    using K = ops::gemm_kernel<P, TIn, TOut, decltype(ak)::value, decltype(bn)::value>;
+    P::template launch<K>(K::shape(p), K::prepare(p), c.threads);
+  };
+  using yes = std::true_type;
+  using no = std::false_type;
+  if (!c.trans_a && !c.trans_b) launch(yes{}, yes{});
+  if (!c.trans_a && c.trans_b) launch(yes{}, no{});
+  if (c.trans_a && !c.trans_b) launch(no{}, yes{});
+  if (c.trans_a && c.trans_b) launch(no{}, no{});
+  return out;
+}
+
+template <class TIn, class TOut> void expect_same_bits(const sched_case& c) {
+  std::mt19937_64 rng(case_seed(std::string(policy_name) + c.name()));
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<TIn> a(std::size_t(c.batch) * c.m * c.k), b(std::size_t(c.shared_b ? 1 : c.batch) * c.k * c.n);
+  for (TIn& x : a) x = from<TIn>(dist(rng));
+  for (TIn& x : b) x = from<TIn>(dist(rng));
+  std::vector<TOut> c0(std::size_t(c.batch) * c.m * c.n);
+  for (TOut& x : c0) x = c.beta == 0.0f ? from<TOut>(std::numeric_limits<float>::quiet_NaN()) : from<TOut>(dist(rng));
+  const std::vector<TOut> ring = run_gemm<ring_policy, TIn, TOut>(c, a, b, c0);
+  const std::vector<TOut> packed = run_gemm<packed_policy, TIn, TOut>(c, a, b, c0);
+  ASSERT_EQ(ring.size(), packed.size());
+  std::size_t differ = 0, first = 0;
+  for (std::size_t i = 0; i < ring.size(); ++i)
+    if (std::memcmp(&ring[i], &packed[i], sizeof(TOut)) != 0 && differ++ == 0) first = i;
+  EXPECT_EQ(differ, 0u) << c.name() << ": " << differ << " of " << ring.size() << " elements differ, first at "
+                        << first << " (seed " << support::run_seed() << ")";
+  // Sanity: the result is not the untouched poison.
+  if (c.m > 0 && c.n > 0 && c.k > 0) {
+    float s = 0.0f;
+    for (std::size_t i = 0; i < packed.size() && i < 64; ++i) s += std::fabs(to_float(packed[i]));
+    EXPECT_TRUE(std::isfinite(s)) << c.name();
+  }
+}
+
+std::vector<sched_case> cases() {
+  using G = ops::gemm_stages<packed_policy, float, float, true, true>;
+  const int bm = G::BM, bn = G::BN, bk = G::BK;
+  std::vector<sched_case> out;
+  auto add = [&](sched_case c) {
+    for (int t : {1, 3}) {  // one worker; more workers than this 2-core CI machine has
+      c.threads = t;
+      out.push_back(c);
+    }
+  };
+  add({1, 1, 1});
+  add({bm - 1, bn + 1, bk + 1});
+  add({bm + 1, bn - 1, bk - 1});
+  add({8 * bm + 3, 2 * bn + 5, 2 * bk + 7});       // a full strip of 8 block rows and a partial one
+  add({3 * bm, 5 * bn, bk});                         // groups spanning column strips (3 rows per strip)
+  add({2 * bm + 1, 3 * bn, 3 * bk, 3});              // batch
+  add({2 * bm, 2 * bn + 9, bk + 5, 2, false, false, true, 0.5f, 0.25f});  // B shared by the batch, beta
+  add({9 * bm + 1, bn + 3, 2 * bk + 1, 1, true, false, false, 1.0f, 0.0f});
+  add({bm + 5, 3 * bn + 1, bk + 9, 1, false, true, false, -0.75f, 1.0f});
+  add({5 * bm + 2, 2 * bn + 2, bk + 2, 2, true, true, false, 1.0f, 0.5f});
+  add({3 * bm, 2 * bn, 0, 1, false, false, false, 1.0f, 0.5f});  // K = 0: C = beta C
+  return out;
+}
+
+class Schedules : public ::testing::TestWithParam<sched_case> {};
+
+TEST_P(Schedules, PackedMatchesRingBitForBit) {
+  if (!policy_available()) GTEST_SKIP() << "this CPU cannot run the " << policy_name << " policy";
+  const sched_case& c = GetParam();
+  expect_same_bits<float, float>(c);
+  expect_same_bits<bf16, float>(c);
+  expect_same_bits<fp16, fp16>(c);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpu, Schedules, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<sched_case>& i) {
+                           std::string s = i.param.name();
+                           for (char& ch : s)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return s;
+                         });
+
+// One thread, run_range over every work id: A is copied once per (unit, step),
+// B once per (column strip within a group, step) — the reuse the schedule is for.
+TEST(PackedSchedule, CopiesEachSharedTileOncePerGroupAndStep) {
+  if (!policy_available()) GTEST_SKIP() << "this CPU cannot run the " << policy_name << " policy";
+  using Op = ops::gemm_stages<packed_policy, float, float, true, true>;
+  using S = cpu::packed_schedule<packed_policy, 8>;
+  const int bm = Op::BM, bn = Op::BN, bk = Op::BK;
+  struct shape {
+    int m, n, k;
+  };
+  for (const shape s : {shape{16 * bm, 3 * bn, 3 * bk}, shape{3 * bm + 1, 4 * bn - 1, 2 * bk + 1}, shape{bm, bn, bk}}) {
+    std::vector<float> a(std::size_t(s.m) * s.k, 0.5f), b(std::size_t(s.k) * s.n, 0.25f), c(std::size_t(s.m) * s.n);
+    ops::gemm_problem<float, float> p;
+    p.a = {a.data(), s.m, s.k, s.k, 1, false};
+    p.b = {b.data(), s.k, s.n, s.n, 1, false};
+    p.c = {c.data(), s.m, s.n, s.n, 1, false};
+    p.batch_a = p.batch_b = p.batch_c = 0;
+    p.batch = 1;
+    p.alpha = 1.0f;
+    p.beta = 0.0f;
+    const launch_shape sh = S::shape<Op>(p);
+    std::vector<char> storage(std::size_t(sh.smem_bytes) + 4096);
+    char* arena = storage.data() + (4096 - reinterpret_cast<std::uintptr_t>(storage.data()) % 4096) % 4096;
+    cpu::context ctx{0, 1, 0, arena};
+    long copies = 0;
+    S::run_range<Op>(ctx, p, 0, Op::tiles(p), &copies);
+    const int tiles_m = (s.m + bm - 1) / bm, tiles_n = (s.n + bn - 1) / bn, steps = (s.k + bk - 1) / bk;
+    // Expected: within a group (8 consecutive ids, keys forgotten between
+    // groups) and a step, an operand is copied when its tile differs from the
+    // previous unit's (A: another block row; B: another column strip).
+    long a_copies = 0, b_copies = 0;
+    for (int g0 = 0; g0 < Op::tiles(p); g0 += 8) {
+      int last_bm = -1, last_bn = -1;
+      for (int id = g0; id < g0 + 8 && id < Op::tiles(p); ++id) {
+        const auto w = Op::work_at(p, id, 0);
+        a_copies += w.bm != last_bm;
+        b_copies += w.bn != last_bn;
+        last_bm = w.bm;
+        last_bn = w.bn;
+      }
+    }
+    EXPECT_EQ(copies, (a_copies + b_copies) * steps) << s.m << "x" << s.n << "x" << s.k;
+    if (tiles_m > 1) EXPECT_LT(b_copies, long(tiles_m) * tiles_n) << "no B tile was reused";
+    float ref = 0.5f * 0.25f * float(s.k);
+    EXPECT_FLOAT_EQ(c[0], ref);
+    EXPECT_FLOAT_EQ(c[c.size() - 1], ref);
+  }
+}
+
+// ---- attention: the same schedule on another op ----------------------------
+struct attn_case {
+  int batch, heads, kv_heads, q_len, kv_len;
+  bool causal;
+  int threads;
+  std::string name() const {
+    return "b" + std::to_string(batch) + "_h" + std::to_string(heads) + "_kv" + std::to_string(kv_heads) + "_q" +
+           std::to_string(q_len) + "_k" + std::to_string(kv_len) + (causal ? "_causal" : "") + "_t" +
+           std::to_string(threads);
+  }
+};
+void PrintTo(const attn_case& c, std::ostream* os) { *os << c.name(); }
+
+// out and lse from policy P's attention kernel (layout [batch, seq, heads, D]).
+template <class P, class T, int D>
+void run_attention(const attn_case& c, const std::vector<T>& q, const std::vector<T>& k, const std::vector<T>& v,
+                   std::vector<T>& out, std::vector<float>& lse) {
+  ops::attention_problem<T> p;
+  p.q = q.data();
+  p.k = k.data();
+  p.v = v.data();
+  p.out = out.data();
+  p.q_ss = std::int64_t(c.heads) * D, p.q_hs = D, p.q_bs = p.q_ss * c.q_len;
+  p.k_ss = std::int64_t(c.kv_heads) * D, p.k_hs = D, p.k_bs = p.k_ss * c.kv_len;
+  p.v_ss = p.k_ss, p.v_hs = D, p.v_bs = p.k_bs;
+  p.o_ss = p.q_ss, p.o_hs = D, p.o_bs = p.q_bs;
+  p.lse = lse.data();
+  p.l_ss = 1, p.l_hs = c.q_len, p.l_bs = std::int64_t(c.heads) * c.q_len;
+  p.batch = c.batch, p.heads = c.heads, p.kv_heads = c.kv_heads, p.q_len = c.q_len, p.kv_len = c.kv_len;
+  p.causal = c.causal;
+  p.scale_log2 = 1.4426950408889634f / std::sqrt(float(D));
+  using K = ops::attention_kernel<P, T, D>;
+  P::template launch<K>(K::shape(p), K::prepare(p), c.threads);
+}
+
+template <class T, int D> void expect_same_attention(const attn_case& c) {
+  std::mt19937_64 rng(case_seed(std::string(policy_name) + "attention" + c.name() + std::to_string(D)));
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<T> q(std::size_t(c.batch) * c.q_len * c.heads * D), k(std::size_t(c.batch) * c.kv_len * c.kv_heads * D),
+      v(k.size());
+  for (T& x : q) x = from<T>(dist(rng));
+  for (T& x : k) x = from<T>(dist(rng));
+  for (T& x : v) x = from<T>(dist(rng));
+  const T poison = from<T>(std::numeric_limits<float>::quiet_NaN());
+  std::vector<T> out_ring(q.size(), poison), out_packed(q.size(), poison);
+  std::vector<float> lse_ring(std::size_t(c.batch) * c.heads * c.q_len, -1.0f), lse_packed(lse_ring);
+  run_attention<attn_ring_policy, T, D>(c, q, k, v, out_ring, lse_ring);
+  run_attention<attn_packed_policy, T, D>(c, q, k, v, out_packed, lse_packed);
+  EXPECT_EQ(std::memcmp(out_ring.data(), out_packed.data(), out_ring.size() * sizeof(T)), 0) << c.name() << " D " << D;
+  EXPECT_EQ(std::memcmp(lse_ring.data(), lse_packed.data(), lse_ring.size() * sizeof(float)), 0)
+      << c.name() << " D " << D;
+  std::size_t finite = 0;
+  for (const T& x : out_packed) finite += std::isfinite(to_float(x));
+  EXPECT_EQ(finite, out_packed.size()) << c.name() << ": poison left in the output";
+}
+
+class AttentionSchedules : public ::testing::TestWithParam<attn_case> {};
+
+TEST_P(AttentionSchedules, PackedMatchesRingBitForBit) {
+  if (!policy_available()) GTEST_SKIP() << "this CPU cannot run the " << policy_name << " policy";
+  const attn_case& c = GetParam();
+  if constexpr (packed_policy::attention_fp32) expect_same_attention<float, 64>(c);
+  expect_same_attention<bf16, 64>(c);
+  expect_same_attention<fp16, 128>(c);
+}
+
+std::vector<attn_case> attn_cases() {
+  std::vector<attn_case> out;
+  for (int t : {1, 3}) {
+    out.push_back({2, 4, 2, 300, 300, false, t});
+    out.push_back({2, 4, 2, 300, 300, true, t});   // units with different step counts in one group
+    out.push_back({1, 3, 1, 129, 517, true, t});   // kv longer than q, GQA 3:1
+    out.push_back({1, 2, 2, 1000, 64, false, t});  // many query tiles per head, one step
+  }
+  return out;
+}
+INSTANTIATE_TEST_SUITE_P(Cpu, AttentionSchedules, ::testing::ValuesIn(attn_cases()),
+                         [](const ::testing::TestParamInfo<attn_case>& i) { return i.param.name(); });
+
+}  // namespace
+}  // namespace tessel::test
