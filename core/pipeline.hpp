@@ -68,8 +68,6 @@ template <class Ctx, class Unit, int WarpLanes> struct unit_context : Ctx {
   TESSEL_HOST_DEVICE int unit_index() const { return unit_index_; }
   // The lane within the unit (the atom's lane index for a group-scope atom).
   TESSEL_HOST_DEVICE int lane() const { return Ctx::thread() % lanes; }
-  // The warp within the unit.
-  TESSEL_HOST_DEVICE int unit_warp() const { return Ctx::warp() % Unit::warps; }
 };
 
 // The op's resident shared bytes (0 when it declares none).
