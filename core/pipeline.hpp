@@ -15,6 +15,11 @@
 //   static int tiles(p), layers(p);        work = tiles × layers (layers: batch entries)
 //   static work work_at(p, tile, layer)    the op's tile order (its rasterisation)
 //   static int steps(p, w)                 pipeline steps of a work unit (K tiles)
+//   optional: static constexpr int paired_operand;  static bool paired(w0, w1)
+//                                          for schedules that run units 2i and 2i + 1 in a
+//                                          block pair: whether operand paired_operand's tiles
+//                                          are the same for both at every step (then one copy
+//                                          serves both blocks); such units have equal steps
 //   load(ld, stage, p, w, step)            fills a stage: ld.template copy<I>(dst, src, row0, col0, layer)
 //                                          per operand I (src: the gmatrix of that layer)
 //   struct state;                          a consumer's registers (accumulators)

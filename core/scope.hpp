@@ -30,11 +30,15 @@ struct grid_scope {};
 // and `smem_bytes` of shared memory per block.
 // persistent: grid_x counts work units, and the launcher may start fewer
 // blocks (as many as fit at once), each striding over the units by grid_x().
+// cluster_x: blocks launched together as one cluster along x, able to use each
+// other's shared memory (CUDA sm_90); grid_x is a multiple of it, and a
+// persistent launch keeps whole clusters. Backends without clusters refuse > 1.
 struct launch_shape {
   int grid_x = 1, grid_y = 1, grid_z = 1;
   int warps = 1;
   int smem_bytes = 0;
   bool persistent = false;
+  int cluster_x = 1;
 };
 
 }  // namespace tessel

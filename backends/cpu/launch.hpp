@@ -16,6 +16,7 @@
 
 #include "tessel/core/config.hpp"
 #include "tessel/core/scope.hpp"
+#include "tessel/error.hpp"
 
 namespace tessel::cpu {
 
@@ -59,6 +60,7 @@ struct arena_buffer {
 template <class Kernel, class Params> void launch(const launch_shape& shape, const Params& params, int threads) {
   const long blocks = long(shape.grid_x) * shape.grid_z;
   if (blocks == 0) return;
+  if (shape.cluster_x != 1) throw Error("tessel cpu backend: no block clusters (a schedule asked for them)");
   tbb::enumerable_thread_specific<arena_buffer> arenas;
   auto body = [&](const tbb::blocked_range<long>& range) {
     char* arena = arenas.local().get(std::size_t(shape.smem_bytes) + 64);

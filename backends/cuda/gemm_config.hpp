@@ -59,13 +59,18 @@ template <class TIn> struct sm90_gemm_config : sm80_gemm_config<TIn> {};
 // else they split each BM × BN unit into Consumers row bands of 64. Measured
 // on the H100 (bench/notes/cuda_gemm.md): alternating 128 × 128 units, 5
 // stages, ran 0.90-0.95x cuBLAS where the cooperative 128 × 256 default ran
-// 0.94-1.00x, so the default is cooperative.
-template <class T, int BM_, int BN_, int BK_, int Consumers, int Stages, bool Alternating = false>
+// 0.94-1.00x, so the default is cooperative. Cluster 2: blocks in pairs on
+// vertically adjacent C tiles, each loading half of their common B tile and
+// multicasting it to both (schedule_sm90.hpp); measured 0.93-0.98x cuBLAS
+// where single blocks ran 0.98-1.02x in the same run, and no faster than
+// pairs with the multicast switched off: the pairs' shared stage handover
+// costs more than the halved L2 reads of B gain. Not the default.
+template <class T, int BM_, int BN_, int BK_, int Consumers, int Stages, bool Alternating = false, int Cluster = 1>
 struct sm90_tma_gemm_config {
   using atom = wgmma_m64k16<T, BN_>;
   using smem_type = T;
   using unit = group_scope<4>;
-  using schedule = sm90_tma_schedule<Stages, Consumers>;
+  using schedule = sm90_tma_schedule<Stages, Consumers, Cluster>;
   static constexpr int BM = BM_, BN = BN_, BK = BK_, warps_m = Alternating ? 1 : Consumers, warps_n = 1;
   static constexpr int stages = Stages;
   template <bool KContiguous> using layout_a = swizzle128<BM, BK, KContiguous>;

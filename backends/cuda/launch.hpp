@@ -75,7 +75,8 @@ __global__ void __launch_bounds__(Threads, blocks_per_sm<Kernel>::value) kernel_
 
 inline std::string describe(const launch_shape& s) {
   return "grid " + std::to_string(s.grid_x) + "x" + std::to_string(s.grid_y) + "x" + std::to_string(s.grid_z) + ", " +
-         std::to_string(s.warps) + " warps, " + std::to_string(s.smem_bytes) + " bytes of shared memory";
+         std::to_string(s.warps) + " warps, " + std::to_string(s.smem_bytes) + " bytes of shared memory" +
+         (s.cluster_x > 1 ? ", clusters of " + std::to_string(s.cluster_x) : std::string());
 }
 
 inline void check(cudaError_t e, const char* call, const launch_shape& s) {
@@ -85,11 +86,12 @@ inline void check(cudaError_t e, const char* call, const launch_shape& s) {
 }
 
 // Facts about a kernel entry on a device, worked out once per process (the
-// shared memory it opted in to; whether it is sm_90a code on a CC 9.0 device).
+// shared memory it opted in to; whether it is sm_90a code on a CC 9.0 device;
+// how many of its clusters fit at once).
 // Keyed by the entry's address, not kept in a template's static: such a static
 // is one object per process (a GNU unique symbol) even across two shared
 // libraries that each carry tessel, whose entries are different functions.
-enum class fact { smem_opt_in, runs_sm90 };
+enum class fact { smem_opt_in, runs_sm90, active_clusters };
 inline std::mutex& entry_facts_mutex() {
   static std::mutex m;
   return m;
@@ -147,34 +149,61 @@ void launch(const launch_shape& shape, const Params& params, cudaStream_t stream
     throw Error("tessel cuda backend: a block of " + std::to_string(threads) + " threads, but the kernel is compiled for " +
                 std::to_string(Threads) + "; " + describe(shape));
   auto* entry = &kernel_entry<Kernel, Params, Threads>;
+  const int cluster = shape.cluster_x;
+  if (cluster < 1 || shape.grid_x % cluster != 0)
+    throw Error("tessel cuda backend: a cluster of " + std::to_string(cluster) + " blocks does not divide the grid; " +
+                describe(shape));
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice", shape);
+  if (shape.smem_bytes > 48 * 1024 &&
+      entry_fact(reinterpret_cast<const void*>(entry), device, fact::smem_opt_in) != shape.smem_bytes) {
+    // Above 48 KiB a kernel must opt in, once per device.
+    int limit = 0;
+    check(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+          "cudaDeviceGetAttribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)", shape);
+    if (shape.smem_bytes > limit)
+      throw Error("tessel cuda backend: the kernel needs " + std::to_string(shape.smem_bytes) +
+                  " bytes of shared memory per block, device " + std::to_string(device) + " allows " +
+                  std::to_string(limit) + "; " + describe(shape));
+    check(cudaFuncSetAttribute(entry, cudaFuncAttributeMaxDynamicSharedMemorySize, shape.smem_bytes),
+          "cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize)", shape);
+    set_entry_fact(reinterpret_cast<const void*>(entry), device, fact::smem_opt_in, shape.smem_bytes);
+  }
   launch_shape run = shape;
-  if (shape.persistent) {  // at most the blocks that fit at once; run() strides over the rest
-    int device = 0, sms = 0;
-    check(cudaGetDevice(&device), "cudaGetDevice", shape);
-    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute", shape);
-    const long long fit = (long long)sms * blocks_per_sm<Kernel>::value;
+  cudaLaunchConfig_t config{};
+  cudaLaunchAttribute attribute[1];
+  config.blockDim = dim3(unsigned(threads));
+  config.dynamicSmemBytes = std::size_t(shape.smem_bytes);
+  config.stream = stream;
+  if (cluster > 1) {
+    attribute[0].id = cudaLaunchAttributeClusterDimension;
+    attribute[0].val.clusterDim.x = unsigned(cluster);
+    attribute[0].val.clusterDim.y = attribute[0].val.clusterDim.z = 1;
+    config.attrs = attribute;
+    config.numAttrs = 1;
+  }
+  if (shape.persistent) {  // at most the blocks (whole clusters) that fit at once; run() strides over the rest
+    long long fit = 0;
+    if (cluster > 1) {
+      int clusters = entry_fact(reinterpret_cast<const void*>(entry), device, fact::active_clusters);
+      if (clusters < 0) {
+        config.gridDim = dim3(unsigned(shape.grid_x), 1, 1);
+        check(cudaOccupancyMaxActiveClusters(&clusters, entry, &config), "cudaOccupancyMaxActiveClusters", shape);
+        if (clusters < 1)
+          throw Error("tessel cuda backend: not one cluster of " + std::to_string(cluster) +
+                      " blocks fits on device " + std::to_string(device) + "; " + describe(shape));
+        set_entry_fact(reinterpret_cast<const void*>(entry), device, fact::active_clusters, clusters);
+      }
+      fit = (long long)clusters * cluster;
+    } else {
+      int sms = 0;
+      check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute", shape);
+      fit = (long long)sms * blocks_per_sm<Kernel>::value;
+    }
     if (run.grid_x > fit) run.grid_x = int(fit);
   }
-  if (shape.smem_bytes > 48 * 1024) {
-    // Above 48 KiB a kernel must opt in, once per device.
-    int device = 0;
-    check(cudaGetDevice(&device), "cudaGetDevice", shape);
-    if (entry_fact(reinterpret_cast<const void*>(entry), device, fact::smem_opt_in) != shape.smem_bytes) {
-      int limit = 0;
-      check(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
-            "cudaDeviceGetAttribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)", shape);
-      if (shape.smem_bytes > limit)
-        throw Error("tessel cuda backend: the kernel needs " + std::to_string(shape.smem_bytes) +
-                    " bytes of shared memory per block, device " + std::to_string(device) + " allows " +
-                    std::to_string(limit) + "; " + describe(shape));
-      check(cudaFuncSetAttribute(entry, cudaFuncAttributeMaxDynamicSharedMemorySize, shape.smem_bytes),
-            "cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize)", shape);
-      set_entry_fact(reinterpret_cast<const void*>(entry), device, fact::smem_opt_in, shape.smem_bytes);
-    }
-  }
-  entry<<<dim3(unsigned(run.grid_x), unsigned(shape.grid_y), unsigned(shape.grid_z)), dim3(unsigned(threads)),
-          std::size_t(shape.smem_bytes), stream>>>(params);
-  check(cudaGetLastError(), "kernel launch (cudaGetLastError)", shape);
+  config.gridDim = dim3(unsigned(run.grid_x), unsigned(shape.grid_y), unsigned(shape.grid_z));
+  check(cudaLaunchKernelEx(&config, entry, params), "kernel launch (cudaLaunchKernelEx)", run);
 }
 
 }  // namespace tessel::cuda

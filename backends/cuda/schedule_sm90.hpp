@@ -12,18 +12,31 @@
 //     After the last step, retire<0>() and finish() (the epilogue) — while the
 //     producer already fills the ring with the next work unit's steps. The
 //     epilogue stages a warpgroup's accumulator in its own 32 KiB of shared
-//     memory and leaves TMA stores in flight (tma_storer): they drain while
-//     the next mainloop runs; a named barrier per warpgroup orders the buffer.
+//     memory, in rounds of 16 KiB alternating between its halves, and leaves
+//     TMA stores in flight (tma_storer): they drain while the next round is
+//     written and the next mainloop runs; a named barrier per warpgroup
+//     orders each half.
 //   grid: persistent (capped at one block per SM by the launcher); block b
 //     takes work units b, b + grid, ... in the op's order (its raster).
+//   Cluster == 2: blocks run in pairs (a thread-block cluster on neighbouring
+//     SMs). Pair i takes the op's units 2i and 2i + 1, which usually share
+//     one operand tile at every step (Op::paired_operand; GEMM: the B tile of
+//     two vertically adjacent C tiles). Where Op::paired() says they do, each
+//     block's producer loads half of that tile and multicasts it into both
+//     blocks' stages — half the L2 reads of that operand; else each loads it
+//     whole. Either way a stage is refilled only once the consumers of both
+//     blocks have released it: they arrive on the empty barriers of both.
+//     An odd unit count leaves the last pair's second block a copy of the
+//     first's unit, run but not stored.
 //
-//   stage s:  full[s] (count 1 + bytes)   producer ──TMA──▶ consumers
-//             empty[s] (count = consumer warps)   consumers ──arrive──▶ producer
+//   stage s:  full[s] (count 1 + bytes)   producer(s) ──TMA──▶ consumers
+//             empty[s] (count = consumer warps × Cluster)   consumers of every
+//             block of the cluster ──arrive──▶ producer
 //   alternating units (Op::units == 1): consumer c takes the block's units
 //             c, c + Consumers, ...; turn[c] (count 1): the previous unit's
 //             consumer ──arrive, once it has seen its last stage full──▶ c
 //   epilogue: consumers ──st.shared, fence.proxy.async, bar(1 + unit)──▶ lane 0
-//             ──TMA store (bulk group)──▶ C; wait_group.read before the next reuse
+//             ──TMA store (bulk group)──▶ C; wait_group.read 1 before a half's reuse
 //   phase bits: a thread's pass p over the ring waits full with parity p % 2,
 //   empty with parity (p + 1) % 2 (a fresh barrier's "previous" phase is done).
 //
@@ -38,6 +51,7 @@
 
 #include "tessel/core/pipeline.hpp"
 #include "tessel/core/register_tile.hpp"
+#include "tessel/cuda/arch/cluster.hpp"
 #include "tessel/cuda/arch/ldmatrix.hpp"
 #include "tessel/cuda/arch/tma.hpp"
 #include "tessel/cuda/arch/wgmma.hpp"
@@ -62,8 +76,17 @@ template <class T, int N, int TM> struct wgmma_accumulator<rt<wgmma_m64k16<T, N>
   static constexpr int n = N, rows = 64 * TM;
 };
 
-template <int Stages, int Consumers> struct sm90_tma_schedule {
+// The operand a cluster pair multicasts (Op::paired_operand), or -1 where the op names none.
+template <class Op, class = void> struct paired_operand_of {
+  static constexpr int value = -1;
+};
+template <class Op> struct paired_operand_of<Op, std::void_t<decltype(Op::paired_operand)>> {
+  static constexpr int value = Op::paired_operand;
+};
+
+template <int Stages, int Consumers, int Cluster = 1> struct sm90_tma_schedule {
   static_assert(Stages >= 2 && Consumers >= 1, "sm90_tma_schedule: at least two stages and one consumer warpgroup");
+  static_assert(Cluster == 1 || Cluster == 2, "sm90_tma_schedule: clusters of 1 or 2 blocks");
   static constexpr int stage_align = 1024;  // 128-byte swizzled TMA boxes
   static constexpr int producer_registers = 40, consumer_registers = 232;
 
@@ -73,14 +96,21 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
                 "sm90_tma_schedule: the register file cannot hold these warpgroups");
 
   template <class Op> static constexpr int barrier_bytes = (2 * Stages + Consumers) * 8;
-  static constexpr int epilogue_bytes = 32 * 1024;  // per consumer (tile_ops_sm90's staging)
+  // Per consumer: two halves of 16 KiB that the epilogue's rounds alternate
+  // between (tile_ops_sm90's staging), so a round's shared stores overlap the
+  // previous round's TMA store reading the other half.
+  static constexpr int epilogue_bytes = 32 * 1024, round_bytes = epilogue_bytes / 2;
   template <class Op> static launch_shape shape(const typename Op::problem& p) {
     static_assert(Op::unit::warps == 4 && (Op::units == Consumers || Op::units == 1),
                   "sm90_tma_schedule: warpgroup units, one per consumer (cooperative) or one per work unit (alternating)");
+    static_assert(Cluster == 1 || (Op::units == Consumers && paired_operand_of<Op>::value >= 0),
+                  "sm90_tma_schedule: a cluster pair runs cooperative units of an op that names its paired_operand");
     launch_shape s;
     const long long work = (long long)Op::tiles(p) * Op::layers(p);
-    s.grid_x = work < (1LL << 30) ? int(work) : (1 << 30);
+    const long long blocks = (work + Cluster - 1) / Cluster * Cluster;
+    s.grid_x = blocks < (1LL << 30) ? int(blocks) : (1 << 30);
     s.persistent = true;
+    s.cluster_x = Cluster;
     s.warps = warps<Op>;
     s.smem_bytes = 1024 + Stages * Op::stage_bytes + Consumers * epilogue_bytes + barrier_bytes<Op>;  // 1024: alignment
     return s;
@@ -90,10 +120,15 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
   static void fill_maps(params<Op>& pp, const typename Op::problem& p, std::integer_sequence<int, I...>) {
     (fill_map<Op, I>(pp, p), ...);
   }
+  // Whether operand I is multicast by halves of its outer extent (its tile has
+  // an odd number of 64-element panels), so its boxes are half as tall.
+  template <class Op, int I>
+  static constexpr bool split_outer = Cluster > 1 && I == paired_operand_of<Op>::value &&
+                                      (Op::template operand_tile<I>::layout::inner / 64) % 2 != 0;
   template <class Op, int I> static void fill_map(params<Op>& pp, const typename Op::problem& p) {
     using L = typename Op::template operand_tile<I>::layout;
     const auto g = Op::template operand<I>(p);
-    pp.maps[I] = make_tensor_map(g.matrix, g.layer_stride, g.layers, L::outer);
+    pp.maps[I] = make_tensor_map(g.matrix, g.layer_stride, g.layers, split_outer<Op, I> ? L::outer / 2 : L::outer);
     pp.layered[I] = g.layer_stride != 0;
   }
   // Whether every operand of p can be read through a tensor map.
@@ -119,32 +154,57 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
     return pp;
   }
 
-  // The producer's loader: one TMA copy per 64-element panel of a swizzle128 tile.
+  // The producer's loader: one TMA copy per 64-element panel of a swizzle128
+  // tile. The paired operand of a cluster pair goes in two halves (of its
+  // panels, or of each panel's lines): with `multicast`, this block copies
+  // half `rank` into both blocks; else both halves into its own stage.
   template <class Op> struct tma_loader {
     const params<Op>& pp;
     std::uint32_t bar;
+    int rank;
+    bool multicast;
     template <int I, class T, int R, int C, bool CC, class Src>
     TESSEL_DEVICE void copy(st<T, swizzle128<R, C, CC>> dst, const gmatrix<Src>&, int row0, int col0, int layer) {
       using L = swizzle128<R, C, CC>;
+      constexpr int panels = L::inner / 64, line_bytes = 64 * 2;
       const int inner0 = CC ? col0 : row0, outer0 = CC ? row0 : col0;
       const std::uint32_t base = arch::shared_address(dst.data);
       const int z = pp.layered[I] ? layer : 0;
-      TESSEL_UNROLL for (int panel = 0; panel < L::inner / 64; ++panel)
-        arch::tma_load_3d(base + panel * L::outer * 64 * 2, &pp.maps[I], inner0 + 64 * panel, outer0, z, bar);
+      if constexpr (Cluster > 1 && I == paired_operand_of<Op>::value) {
+        constexpr bool by_lines = split_outer<Op, I>;
+        constexpr int half_panels = by_lines ? panels : panels / 2, half_lines = by_lines ? L::outer / 2 : L::outer;
+        static_assert(!by_lines || half_lines % 8 == 0, "tma_loader: half a tile keeps whole 1024-byte swizzle rows");
+        TESSEL_UNROLL for (int h = 0; h < 2; ++h) {
+          if (multicast && h != rank) continue;
+          TESSEL_UNROLL for (int q = 0; q < half_panels; ++q) {
+            const int panel = by_lines ? q : h * half_panels + q, line = by_lines ? h * half_lines : 0;
+            const std::uint32_t to = base + (panel * L::outer + line) * line_bytes;
+            if (multicast)
+              arch::tma_load_3d_multicast(to, &pp.maps[I], inner0 + 64 * panel, outer0 + line, z, bar, 0x3);
+            else
+              arch::tma_load_3d(to, &pp.maps[I], inner0 + 64 * panel, outer0 + line, z, bar);
+          }
+        }
+      } else {
+        TESSEL_UNROLL for (int panel = 0; panel < panels; ++panel)
+          arch::tma_load_3d(base + panel * L::outer * line_bytes, &pp.maps[I], inner0 + 64 * panel, outer0, z, bar);
+      }
     }
   };
 
-  // Bytes the copies of one stage deliver (the expect_tx of its full barrier).
   // The consumers' epilogue store: a wgmma accumulator goes through this
   // warpgroup's shared buffer and TMA stores (tile_ops_sm90's stage_epilogue,
-  // in rounds of 4 boxes), issued by the unit's lane 0 and left in flight: the
-  // next work unit's mainloop overlaps them; the buffer is reused only once
-  // they have read it. Anything else takes the policy's store.
+  // in rounds of 16 KiB, alternating between the buffer's halves), issued by
+  // the unit's lane 0 and left in flight: the next round's shared stores and
+  // the next work unit's mainloop overlap them; a half is reused only once the
+  // stores of the round before the last have read it. Anything else takes the
+  // policy's store.
   template <class Op> struct tma_storer {
     const params<Op>& pp;
     std::uint32_t buf;
     int barrier;  // named barrier of this warpgroup
     bool issuer;
+    int half = 0;  // the half the next round writes
     template <int I, class U, class Tile, class TD>
     TESSEL_DEVICE void store(U& u, const gmatrix<TD>& c, const Tile& t, int row0, int col0, float alpha, float beta,
                              int layer) {
@@ -152,9 +212,9 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
       if constexpr (I == 0 && wgmma_accumulator<Tile>::value) {
         if (pp.out_tma) {
           using A = wgmma_accumulator<Tile>;
-          constexpr int rounds = A::rows * A::n * int(sizeof(TD)) / epilogue_bytes;
-          static_assert(rounds >= 1 && rounds * epilogue_bytes == A::rows * A::n * int(sizeof(TD)),
-                        "tma_storer: a warpgroup tile fills whole 32 KiB rounds");
+          constexpr int rounds = A::rows * A::n * int(sizeof(TD)) / round_bytes;
+          static_assert(rounds >= 1 && rounds * round_bytes == A::rows * A::n * int(sizeof(TD)),
+                        "tma_storer: a warpgroup tile fills whole 16 KiB rounds");
           staged(u, c, t, row0, col0, alpha, beta, pp.out_layered ? layer : 0, std::make_integer_sequence<int, rounds>{});
           return;
         }
@@ -170,27 +230,51 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
     TESSEL_DEVICE void round(U& u, const gmatrix<TD>& c, const Tile& t, int row0, int col0, float alpha, float beta,
                              int z) {
       using P = typename Op::policy;
-      using S = typename P::template staging<TD, wgmma_accumulator<Tile>::rows / 64>;
-      if (issuer) arch::bulk_wait_read<0>();  // the previous stores have read the buffer
+      using S = typename P::template staging<TD, wgmma_accumulator<Tile>::rows / 64, round_bytes>;
+      const std::uint32_t to = buf + half * round_bytes;
+      half ^= 1;
+      if (issuer) arch::bulk_wait_read<1>();  // all but the last round's stores have read their half
       arch::named_barrier<128>(barrier);
-      P::template stage_epilogue<R>(u, buf, t, c, row0, col0, alpha, beta);
+      P::template stage_epilogue<R, round_bytes>(u, to, t, c, row0, col0, alpha, beta);
       arch::fence_proxy_async();  // this thread's shared writes, for the copy engine
       arch::named_barrier<128>(barrier);
       if (issuer) {
         TESSEL_UNROLL for (int q = 0; q < S::per_round; ++q) {
           const int col = col0 + (S::per_round * R + q) * S::panel_cols;
-          if (col < c.cols && row0 < c.rows) arch::tma_store_3d(&pp.out_map, col, row0, z, buf + S::panel_bytes * q);
+          if (col < c.cols && row0 < c.rows) arch::tma_store_3d(&pp.out_map, col, row0, z, to + S::panel_bytes * q);
         }
         arch::bulk_commit();
       }
     }
   };
 
+  // Bytes the copies of one stage deliver (the expect_tx of its full barrier).
   template <class Op, class Seq = std::make_integer_sequence<int, Op::operand_count>> struct stage_copy_bytes;
   template <class Op, int... I> struct stage_copy_bytes<Op, std::integer_sequence<int, I...>> {
     static constexpr std::uint32_t value =
         (0u + ... + std::uint32_t(sizeof(typename Op::template operand_tile<I>::value_type) * Op::template operand_tile<I>::size));
   };
+
+  // One work unit of this block: the op's unit `id` (a cluster pair's phantom
+  // second unit: a copy of the first, not stored), and whether its paired
+  // operand is multicast (the partner's unit shares it).
+  template <class Op> struct unit_of {
+    typename Op::work w;
+    bool store, multicast;
+  };
+  template <class Op>
+  TESSEL_DEVICE static unit_of<Op> unit_at(const typename Op::problem& p, long long pair, int rank, long long work,
+                                           int tiles) {
+    const auto at = [&](long long id) { return Op::work_at(p, int(id % tiles), int(id / tiles)); };
+    const long long first = pair * Cluster, id = first + rank;
+    if constexpr (Cluster == 1) {
+      return {at(id), true, false};
+    } else {
+      const long long second = first + 1 < work ? first + 1 : first;
+      const auto w0 = at(first), w1 = at(second);
+      return {rank == 0 ? w0 : w1, id < work, Op::paired(w0, w1)};
+    }
+  }
 
   template <class Op, class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params<Op>& pp) {
     const typename Op::problem& p = pp.problem;
@@ -205,50 +289,75 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
     // Alternating ("ping-pong"): consumer c takes the block's work units c,
     // c + Consumers, ... whole, so one's epilogue overlaps another's mainloop.
     constexpr bool alternating = Op::units == 1 && Consumers > 1;
-    constexpr int consumer_warps = alternating ? 4 : 4 * Consumers;  // arrivals that empty a stage
+    constexpr int consumer_warps = alternating ? 4 : 4 * Consumers;  // arrivals that empty a stage, per block
     if (ctx.thread() == 0) {
       for (int s = 0; s < Stages; ++s) {
         arch::mbarrier_init(full(s), 1);
-        arch::mbarrier_init(empty(s), consumer_warps);
+        arch::mbarrier_init(empty(s), consumer_warps * Cluster);
       }
       for (int c = 0; c < Consumers; ++c) arch::mbarrier_init(turn(c), 1);
       arch::mbarrier_init_fence();
     }
-    ctx.sync();
+    if constexpr (Cluster > 1) arch::cluster_sync();  // the peer's barriers exist before anyone arrives on them
+    else ctx.sync();
 
     const int tiles = Op::tiles(p);
     const long long work = (long long)tiles * Op::layers(p);
+    const long long pairs = (work + Cluster - 1) / Cluster;
+    const int rank = Cluster > 1 ? arch::cluster_rank() : 0;
+    const long long first_pair = ctx.block_x() / Cluster, pair_stride = ctx.grid_x() / Cluster;
     if (ctx.warp() < 4) {  // the producer warpgroup
       arch::setmaxnreg_dec<producer_registers>();
-      if (ctx.thread() != 0) return;
-      for (int i = 0; i < Op::operand_count; ++i) arch::tma_prefetch_map(&pp.maps[i]);
-      constexpr std::uint32_t bytes = stage_copy_bytes<Op>::value;
-      int s = 0, phase = 0;
-      for (long long i = ctx.block_x(); i < work; i += ctx.grid_x()) {
-        const auto w = Op::work_at(p, int(i % tiles), int(i / tiles));
-        const int steps = Op::steps(p, w);
-        for (int k = 0; k < steps; ++k) {
-          arch::mbarrier_wait(empty(s), phase ^ 1);
-          arch::mbarrier_arrive_expect_tx(full(s), bytes);
-          tma_loader<Op> ld{pp, full(s)};
-          Op::load(ld, stage(s), p, w, k);
-          if (++s == Stages) s = 0, phase ^= 1;
+      if (ctx.thread() == 0) {
+        for (int i = 0; i < Op::operand_count; ++i) arch::tma_prefetch_map(&pp.maps[i]);
+        constexpr std::uint32_t bytes = stage_copy_bytes<Op>::value;
+        int s = 0, phase = 0;
+        for (long long i = first_pair; i < pairs; i += pair_stride) {
+          const unit_of<Op> un = unit_at<Op>(p, i, rank, work, tiles);
+          const int steps = Op::steps(p, un.w);
+          for (int k = 0; k < steps; ++k) {
+            arch::mbarrier_wait(empty(s), phase ^ 1);
+            arch::mbarrier_arrive_expect_tx(full(s), bytes);
+            tma_loader<Op> ld{pp, full(s), rank, un.multicast};
+            Op::load(ld, stage(s), p, un.w, k);
+            if (++s == Stages) s = 0, phase ^= 1;
+          }
         }
       }
-      return;
+    } else {
+      consume<Op>(ctx, pp, smem, full, empty, turn, stage, work, tiles, pairs, rank, first_pair, pair_stride);
     }
+    // A block leaves only once its peer no longer arrives on its barriers or writes its stages.
+    if constexpr (Cluster > 1) arch::cluster_sync();
+  }
 
+  template <class Op, class Ctx, class Full, class Empty, class Turn, class Stage>
+  TESSEL_DEVICE static void consume(Ctx& ctx, const params<Op>& pp, char* smem, Full full, Empty empty, Turn turn,
+                                    Stage stage, long long work, int tiles, long long pairs, int rank,
+                                    long long first_pair, long long pair_stride) {
+    const typename Op::problem& p = pp.problem;
+    constexpr bool alternating = Op::units == 1 && Consumers > 1;
     arch::setmaxnreg_inc<consumer_registers>();
     const int me = ctx.warp() / 4 - 1;
     unit_context<Ctx, typename Op::unit, warp_lanes> u(ctx, alternating ? 0 : me);
-    const bool signals = ctx.lane() == 0;  // one arrival per consumer warp
+    const bool signals = ctx.lane() == 0;  // one arrival per consumer warp (on every block of the cluster)
+    const auto release = [&](int s) {
+      if (!signals) return;
+      if constexpr (Cluster == 1) {
+        arch::mbarrier_arrive(empty(s));
+      } else {
+        arch::mbarrier_arrive(empty(s));
+        TESSEL_UNROLL for (int r = 0; r < Cluster; ++r)
+          if (r != rank) arch::mbarrier_arrive_remote(arch::peer_address(empty(s), r));
+      }
+    };
     tma_storer<Op> out{pp, arch::shared_address(smem + Stages * Op::stage_bytes + me * epilogue_bytes), 1 + me,
                        u.lane() == 0};
     int s = 0, phase = 0, turn_phase = 0;
     long long mine = 0;
-    for (long long i = ctx.block_x(); i < work; i += ctx.grid_x(), ++mine) {
-      const auto w = Op::work_at(p, int(i % tiles), int(i / tiles));
-      const int steps = Op::steps(p, w);
+    for (long long i = first_pair; i < pairs; i += pair_stride, ++mine) {
+      const unit_of<Op> un = unit_at<Op>(p, i, rank, work, tiles);
+      const int steps = Op::steps(p, un.w);
       if (alternating && mine % Consumers != me) {  // another consumer's: skip its stages in the ring
         const int end = s + steps;
         s = end % Stages;
@@ -267,20 +376,20 @@ template <int Stages, int Consumers> struct sm90_tma_schedule {
       };
       if (steps == 0) pass_turn();
       typename Op::state st;
-      Op::start(u, st, p, w);
+      Op::start(u, st, p, un.w);
       int previous = -1;
       for (int k = 0; k < steps; ++k) {
         arch::mbarrier_wait(full(s), phase);
         if (k == steps - 1) pass_turn();
-        Op::compute(u, st, stage(s), p, w, k);
+        Op::compute(u, st, stage(s), p, un.w, k);
         Op::template retire<1>(u, st);  // the MMAs of step k − 1 are done: free its stage
-        if (previous >= 0 && signals) arch::mbarrier_arrive(empty(previous));
+        if (previous >= 0) release(previous);
         previous = s;
         if (++s == Stages) s = 0, phase ^= 1;
       }
       Op::template retire<0>(u, st);
-      if (previous >= 0 && signals) arch::mbarrier_arrive(empty(previous));
-      Op::finish(u, out, st, p, w);
+      if (previous >= 0) release(previous);
+      if (un.store) Op::finish(u, out, st, p, un.w);
     }
     if (out.issuer) arch::bulk_wait<0>();  // every store of this block done before it exits
   }

@@ -122,31 +122,31 @@ struct sm90_tile_ops : sm80_tile_ops {
         TESSEL_UNROLL for (int v = 0; v < N / 2; ++v) arch::fence_register(c.frag[i][j][v]);
   }
   // The staged epilogue of one warpgroup's (64·TM) × N accumulator (u: its
-  // unit context) into 32 KiB of shared memory at `buf` (1024-byte aligned):
+  // unit context) into RoundBytes of shared memory at `buf` (1024-byte aligned):
   // panels of R = 64·TM rows × 128 bytes (W = 128 / sizeof(TD) columns), as
-  // many as fit (per_round = 32768 / (128·R)); round `Round` holds columns
+  // many as fit (per_round = RoundBytes / (128·R)); round `Round` holds columns
   // [Round·per_round·W, (Round + 1)·per_round·W) of alpha·acc + beta·C as TD,
   // its 16-byte chunks swizzled like a TMA box of that map (chunk ^ row % 8):
   //   (row, col) -> q·128·R + 128·row + 16·(chunk ^ row % 8) + byte % 16
   // with col − Round·per_round·W = q·W + byte / sizeof(TD), chunk = byte / 16.
   // C is read (at row0 + row, col0 + col, inside c only) when beta != 0.
-  template <class TD, int TM> struct staging {
-    static constexpr int rows = 64 * TM, panel_bytes = 128 * rows, per_round = 32768 / panel_bytes;
+  template <class TD, int TM, int RoundBytes> struct staging {
+    static constexpr int rows = 64 * TM, panel_bytes = 128 * rows, per_round = RoundBytes / panel_bytes;
     static constexpr int panel_cols = 128 / int(sizeof(TD)), round_cols = per_round * panel_cols;
-    static_assert(per_round >= 1, "staging: a panel must fit the 32 KiB buffer");
+    static_assert(per_round >= 1 && per_round * panel_bytes == RoundBytes, "staging: a round holds whole panels");
   };
-  template <int Round, class U, class T, int N, int TM, class TD>
+  template <int Round, int RoundBytes, class U, class T, int N, int TM, class TD>
   TESSEL_DEVICE static void stage_epilogue(U& u, std::uint32_t buf, const rt<wgmma_m64k16<T, N>, operand::c, TM, 1>& t,
                                            const gmatrix<TD>& c, int row0, int col0, float alpha, float beta) {
-    if (alpha == 1.0f && beta == 0.0f) stage_epilogue_as<Round, true>(u, buf, t, c, row0, col0, alpha, beta);
-    else stage_epilogue_as<Round, false>(u, buf, t, c, row0, col0, alpha, beta);
+    if (alpha == 1.0f && beta == 0.0f) stage_epilogue_as<Round, RoundBytes, true>(u, buf, t, c, row0, col0, alpha, beta);
+    else stage_epilogue_as<Round, RoundBytes, false>(u, buf, t, c, row0, col0, alpha, beta);
   }
   // Plain: alpha = 1, beta = 0 (C = acc, no multiply, C not read).
-  template <int Round, bool Plain, class U, class T, int N, int TM, class TD>
+  template <int Round, int RoundBytes, bool Plain, class U, class T, int N, int TM, class TD>
   TESSEL_DEVICE static void stage_epilogue_as(U& u, std::uint32_t buf, const rt<wgmma_m64k16<T, N>, operand::c, TM, 1>& t,
                                               const gmatrix<TD>& c, int row0, int col0, float alpha, float beta) {
     using Tile = rt<wgmma_m64k16<T, N>, operand::c, TM, 1>;
-    using S = staging<TD, TM>;
+    using S = staging<TD, TM, RoundBytes>;
     constexpr int size = int(sizeof(TD));
     const int lane = u.lane();
     // Value pair (v, v + 1) of atom tile i as alpha·acc + beta·C.

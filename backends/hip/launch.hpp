@@ -112,6 +112,7 @@ template <class Kernel, class Params> void launch(const launch_shape& shape, con
   if (shape.smem_bytes < 0 || shape.smem_bytes > max_lds_bytes)
     throw Error("tessel hip backend: " + std::to_string(shape.smem_bytes) + " bytes of LDS per block exceed " +
                 std::to_string(max_lds_bytes));
+  if (shape.cluster_x != 1) throw Error("tessel hip backend: no block clusters (a schedule asked for them)");
   (void)hipGetLastError();  // clears an error of an earlier, unrelated call: the check below is ours
   hipLaunchKernelGGL((kernel_entry<Kernel, Params>), dim3(shape.grid_x, shape.grid_y, shape.grid_z),
                      dim3(shape.warps * wave_lanes), shape.smem_bytes, static_cast<hipStream_t>(stream), params);

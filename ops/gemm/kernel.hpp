@@ -79,6 +79,10 @@ template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_stages 
     return {strip * group + in_strip % rows_in_strip, in_strip / rows_in_strip, layer};
   }
   TESSEL_HOST_DEVICE static int steps(const problem& p, const work&) { return (p.a.cols + BK - 1) / BK; }
+  // For schedules that run units in cluster pairs: consecutive units of the
+  // raster are vertically adjacent C tiles, which read the same B tiles.
+  static constexpr int paired_operand = 1;
+  TESSEL_HOST_DEVICE static bool paired(const work& a, const work& b) { return a.bn == b.bn && a.layer == b.layer; }
 
   // The operands, for schedules that describe them to a copy engine (tensor maps).
   template <int I> static global_operand<const TIn> operand(const problem& p) {

@@ -1,13 +1,15 @@
 // tests/cuda/schedule_sm90_test.cu — the Hopper TMA schedule in the shapes the default GEMM config does not reach.
 //
 // The library's sm90 GEMM runs the schedule cooperatively (2 consumer
-// warpgroups share a 128 × 256 unit, 3 stages); the GEMM tests cover that.
-// Here the same stage bodies (ops/gemm/kernel.hpp) run under two other
-// configurations of the schedule:
+// warpgroups share a 128 × 256 unit, 3 stages, single blocks); the GEMM tests
+// cover that. Here the same stage bodies (ops/gemm/kernel.hpp) run under
+// other configurations of the schedule:
 //   alternating: 128 × 128 units, each taken whole by one of 2 consumer
 //     warpgroups in turn, 5 stages (the turn barriers; the ring skipping the
 //     other consumer's steps);
-//   cooperative with 2 stages: the ring wraps every other step.
+//   cooperative with 2 stages: the ring wraps every other step;
+//   cluster pairs, 3 stages and 2 (odd unit counts, pairs that cannot share B,
+//   B multicast by panels and by lines).
 // Shapes give every block several units with more steps than stages (the
 // case a parity wait alone gets wrong), edges in M, N and K, batches, all four
 // majorness combinations, and alpha/beta. C (poisoned) is checked on 2048
@@ -36,6 +38,12 @@ struct sm90_alternating : cuda::sm90 {
 };
 struct sm90_two_stages : cuda::sm90 {
   template <class TIn> using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 2>;
+};
+struct sm90_cluster_pairs : cuda::sm90 {
+  template <class TIn> using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 3, false, 2>;
+};
+struct sm90_pairs_two_stages : cuda::sm90 {
+  template <class TIn> using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 2, false, 2>;
 };
 
 struct shape_case {
@@ -131,6 +139,12 @@ const shape_case shapes[] = {
     {1000, 1800, 1000, 1, false, true, 0.5f, 0.25f},  // edges in M, N and K; alpha, beta
     {640, 1152, 704, 3, true, false, 1.0f, 0.0f},     // a batch, A transposed
     {1536, 2304, 448, 2, true, true, 1.0f, 1.0f},     // both transposed, batched, beta
+    // Cluster pairs at 128 × 256: 640 x 1152 has 5 x 5 tiles per layer, 75 in
+    // all — an odd count (the last pair's second block a copy, not stored),
+    // pairs across B columns (strips of 5 block-rows) and across layers, so
+    // not multicast; the others pair within strips and multicast B, by panels
+    // (B N-contiguous) or by halves of each panel's lines (B K-contiguous).
+    {100, 200, 3000, 1, false, true, 1.0f, 0.0f},  // one unit: a pair whose second block only helps load
 };
 
 TEST(ScheduleSm90, AlternatingConsumers) {
@@ -138,6 +152,12 @@ TEST(ScheduleSm90, AlternatingConsumers) {
 }
 TEST(ScheduleSm90, CooperativeTwoStages) {
   for (const shape_case& s : shapes) expect_schedule<sm90_two_stages>(s, "two stages");
+}
+TEST(ScheduleSm90, ClusterPairs) {
+  for (const shape_case& s : shapes) expect_schedule<sm90_cluster_pairs>(s, "cluster pairs");
+}
+TEST(ScheduleSm90, ClusterPairsTwoStages) {
+  for (const shape_case& s : shapes) expect_schedule<sm90_pairs_two_stages>(s, "cluster pairs, two stages");
 }
 
 }  // namespace
