@@ -3,11 +3,12 @@
 
 Same random bf16 inputs for every contender, in the same process; each round
 runs every contender once (interleaved), timed with CUDA events; the table
-shows medians. tessel is called through build/bench/capi/libtessel_capi.so.
-Each tessel result is checked against SDPA's (relative Frobenius error) so a
-fast wrong kernel cannot look good.
+shows medians. tessel is called through its C ABI, BUILD/c_api/libtessel_c.so
+(api/c_api.h; an --extra-lib built from a tree older than the C ABI may be its
+bench/capi/libtessel_capi.so). Each tessel result is checked against SDPA's
+(relative Frobenius error) so a fast wrong kernel cannot look good.
 
-  python3 bench/attention_vs_sdpa.py --lib BUILD/bench/capi/libtessel_capi.so [--json out.json]
+  python3 bench/attention_vs_sdpa.py --lib BUILD/c_api/libtessel_c.so [--json out.json]
 FLOPs: 4 · batch · heads · seq_q · seq_kv · head_dim, halved when causal.
 """
 import argparse
@@ -22,30 +23,68 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 import torch.nn.functional as F
 
 
-def load(lib_path):
-    lib = ctypes.CDLL(lib_path)
-    lib.tessel_capi_last_error.restype = ctypes.c_char_p
-    lib.tessel_capi_backends.restype = ctypes.c_char_p
-    lib.tessel_capi_attention.restype = ctypes.c_int
-    i64p = ctypes.POINTER(ctypes.c_int64)
-    lib.tessel_capi_attention.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, i64p, i64p, ctypes.c_void_p,
-                                          i64p, i64p, ctypes.c_void_p, i64p, ctypes.c_void_p, i64p, ctypes.c_void_p,
-                                          ctypes.c_int, ctypes.c_float, ctypes.c_void_p]
-    return lib
+class TesselTensor(ctypes.Structure):
+    """tessel_tensor of api/c_api.h."""
+    _fields_ = [("data", ctypes.c_void_p), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
+                ("device_kind", ctypes.c_int32), ("device_index", ctypes.c_int32)]
 
 
-def arr(vals):
-    return (ctypes.c_int64 * 4)(*vals)
+DTYPES = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2}  # TESSEL_DTYPE_*
+C_API_MAJOR = 1  # TESSEL_C_API_VERSION_MAJOR of the header this script mirrors
 
 
-def tessel_call(lib, q, k, v, out, causal):
-    """q, k, v, out: [b, s, h, d] tensors (any strides)."""
-    stream = torch.cuda.current_stream().cuda_stream
-    rc = lib.tessel_capi_attention(2 if q.dtype == torch.bfloat16 else 1, 1, q.data_ptr(), arr(q.shape), arr(q.stride()),
-                                   k.data_ptr(), arr(k.shape), arr(k.stride()), v.data_ptr(), arr(v.stride()),
-                                   out.data_ptr(), arr(out.stride()), None, int(causal), 0.0, stream)
-    if rc != 0:
-        raise RuntimeError(lib.tessel_capi_last_error().decode())
+def tensor(t):
+    """A tessel_tensor of a CUDA tensor; the shape and stride arrays ride along so they outlive the call."""
+    shape, strides = (ctypes.c_int64 * t.dim())(*t.shape), (ctypes.c_int64 * t.dim())(*t.stride())
+    view = TesselTensor(t.data_ptr(), shape, strides, DTYPES[t.dtype], t.dim(), 1, t.device.index or 0)
+    view._keep = (shape, strides)
+    return view
+
+
+class Tessel:
+    """One tessel build loaded through its C ABI (libtessel_c), or through the
+    earlier bench entry point (libtessel_capi) of a tree older than it."""
+
+    def __init__(self, path):
+        self.lib = lib = ctypes.CDLL(path)
+        self.legacy = not hasattr(lib, "tessel_attention")
+        if self.legacy:
+            lib.tessel_capi_last_error.restype = lib.tessel_capi_backends.restype = ctypes.c_char_p
+            i64p = ctypes.POINTER(ctypes.c_int64)
+            lib.tessel_capi_attention.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, i64p, i64p,
+                                                  ctypes.c_void_p, i64p, i64p, ctypes.c_void_p, i64p, ctypes.c_void_p,
+                                                  i64p, ctypes.c_void_p, ctypes.c_int, ctypes.c_float, ctypes.c_void_p]
+            return
+        lib.tessel_c_api_version.restype = ctypes.c_int32
+        version = lib.tessel_c_api_version()
+        if version // 10000 != C_API_MAJOR:
+            sys.exit(f"{path}: C ABI version {version}, this script speaks major version {C_API_MAJOR}")
+        lib.tessel_last_error.restype = lib.tessel_backends.restype = ctypes.c_char_p
+        ptr = ctypes.POINTER(TesselTensor)
+        lib.tessel_attention.restype = ctypes.c_int32
+        lib.tessel_attention.argtypes = [ptr, ptr, ptr, ptr, ptr, ctypes.c_int32, ctypes.c_float, ctypes.c_int32,
+                                         ctypes.c_int32, ctypes.c_void_p]
+
+    def backends(self):
+        return (self.lib.tessel_capi_backends() if self.legacy else self.lib.tessel_backends()).decode()
+
+    def attention(self, q, k, v, out, causal):
+        """q, k, v, out: [b, s, h, d] CUDA tensors (any strides), on the current stream."""
+        stream = torch.cuda.current_stream().cuda_stream
+        if self.legacy:
+            arr = lambda vals: (ctypes.c_int64 * 4)(*vals)  # noqa: E731
+            rc = self.lib.tessel_capi_attention(DTYPES[q.dtype], 1, q.data_ptr(), arr(q.shape), arr(q.stride()),
+                                                k.data_ptr(), arr(k.shape), arr(k.stride()), v.data_ptr(),
+                                                arr(v.stride()), out.data_ptr(), arr(out.stride()), None, int(causal),
+                                                0.0, stream)
+            if rc != 0:
+                raise RuntimeError(self.lib.tessel_capi_last_error().decode())
+            return
+        rc = self.lib.tessel_attention(tensor(q), tensor(k), tensor(v), tensor(out), None, int(causal), 0.0, 0, 0,
+                                       stream)
+        if rc != 0:
+            raise RuntimeError(self.lib.tessel_last_error().decode())
 
 
 def time_once(fn):
@@ -69,12 +108,12 @@ def main():
     ap.add_argument("--extra-lib", action="append", default=[], metavar="NAME=PATH",
                     help="another tessel build (a tuning variant) timed as one more contender; not a peer")
     a = ap.parse_args()
-    lib = load(a.lib)
-    extras = {n: load(p) for n, p in (e.split("=", 1) for e in a.extra_lib)}
+    lib = Tessel(a.lib)
+    extras = {n: Tessel(p) for n, p in (e.split("=", 1) for e in a.extra_lib)}
     torch.manual_seed(1234)
     dev = torch.cuda.get_device_name(0)
     print(f"device: {dev}; torch {torch.__version__}; cuda {torch.version.cuda}; "
-          f"date {datetime.date.today()}; tessel backends {lib.tessel_capi_backends().decode()}")
+          f"date {datetime.date.today()}; tessel backends {lib.backends()}")
     rows = []
     header = (f"{'hd':>4} {'causal':>6} {'seq':>6} {'batch':>5} {'heads':>5} | {'tessel':>8} {'flash':>8} {'cudnn':>8} TFLOP/s"
               f" | {'vs best':>7} | {'err':>8}" + "".join(f" | {n:>10}" for n in extras))
@@ -88,9 +127,9 @@ def main():
                 q, k, v = (torch.randn(b, h, seq, hd, device="cuda", dtype=torch.bfloat16) for _ in range(3))
                 out_t = torch.full_like(q, float("nan"))
                 tq, tk, tv, to = (x.transpose(1, 2) for x in (q, k, v, out_t))
-                fns = {"tessel": lambda: tessel_call(lib, tq, tk, tv, to, causal)}
+                fns = {"tessel": lambda: lib.attention(tq, tk, tv, to, causal)}
                 for n, xl in extras.items():
-                    fns["tessel:" + n] = lambda xl=xl: tessel_call(xl, tq, tk, tv, to, causal)
+                    fns["tessel:" + n] = lambda xl=xl: xl.attention(tq, tk, tv, to, causal)
                 for name, backend in (("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION)):
                     def run(backend=backend):
                         with sdpa_kernel([backend]):

@@ -57,7 +57,7 @@ step_build() {
   if ! cmake --build "$build" -j16 >>"$OUT/build.log" 2>&1; then
     note "full build FAILED (build.log); building the library and support only"
     grep -E "error|Error" "$OUT/build.log" | head -20
-    cmake --build "$build" -j16 --target tessel tessel_support >>"$OUT/build.log" 2>&1 || note "library build FAILED"
+    cmake --build "$build" -j16 --target tessel tessel_support tessel_c >>"$OUT/build.log" 2>&1 || note "library build FAILED"
   fi
   note "build ($archs): $(( $(date +%s) - t0 )) s"
   if [ -f "$deps/probe/probe.cu" ] && [ -f "$build/libtessel.a" ]; then
@@ -161,19 +161,25 @@ step_bench() {
   fi
 }
 
-# ---- 4a. GEMM tuning variants: TESSEL_DEVICE_GEMM_VARIANTS="name:flags;..." — each a tessel-bench
-# built with those CUDA flags, run on the quick rows (bf16 in, bf16 and fp32 out, 4096^3 and 8192^3) after this
-# build's own, in turn, twice; cuBLAS in each process is the common yardstick.
+# ---- 4a. GEMM tuning variants: TESSEL_DEVICE_GEMM_VARIANTS="name:flags;name2@SRC:flags;..." — each a
+# tessel-bench built with those CUDA flags (from source folder SRC where given, e.g. an earlier commit
+# unpacked by `git archive`, carried along), run on the quick rows (bf16 in, bf16 and fp32 out, 4096^3
+# and 8192^3, or TESSEL_GVARIANT_ROWS) after this build's own, in turn, twice; cuBLAS in each process
+# is the common yardstick.
 step_gvariants() {
-  local spec name flags dir t0 round
+  local spec name flags dir t0 round src
   local rows=(gemm --dtype bf16 --out input,f32 --shapes 4096,8192 --repeat 7)
+  # shellcheck disable=SC2206
+  [ -n "${TESSEL_GVARIANT_ROWS:-}" ] && rows=($TESSEL_GVARIANT_ROWS)
   local bins=("base=$build/tools/tessel-bench")
   IFS=';' read -r -a specs <<<"${TESSEL_DEVICE_GEMM_VARIANTS:-}"
   for spec in "${specs[@]}"; do
     [ -n "$spec" ] || continue
-    name=${spec%%:*} flags=${spec#*:} t0=$(date +%s) dir=$root/build-gvariant-$name
+    name=${spec%%:*} flags=${spec#*:} t0=$(date +%s) src=.
+    if [[ $name == *@* ]]; then src=${name#*@} name=${name%%@*}; fi
+    dir=$root/build-gvariant-$name
     rm -f "$dir/CMakeCache.txt"
-    if cmake -S . -B "$dir" -G Ninja -DBACKEND=cuda -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
+    if cmake -S "$src" -B "$dir" -G Ninja -DBACKEND=cuda -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
       -DCMAKE_CUDA_FLAGS="$flags" -DCMAKE_PREFIX_PATH="$deps/usr" -DTESSEL_BUILD_TESTS=OFF >>"$OUT/build.log" 2>&1 &&
       cmake --build "$dir" -j16 --target tessel-bench >>"$OUT/build.log" 2>&1; then
       bins+=("$name=$dir/tools/tessel-bench")
@@ -206,13 +212,14 @@ step_ncu() {
 
 # ---- 5. attention vs PyTorch SDPA (flash, cuDNN), same inputs, same process ----
 # Tuning variants (TESSEL_DEVICE_VARIANTS="name:-DFLAG=1 -DOTHER=2;name2@SRC:..."):
-# each is libtessel_capi.so built with those CUDA flags, timed as one more
-# contender in the same run (step "variants" builds them, before "attention").
+# each is libtessel_c.so (the C ABI) built with those CUDA flags, timed as one
+# more contender in the same run (step "variants" builds them, before
+# "attention"); a tree from before the C ABI builds its libtessel_capi.so.
 # Tuning values are template parameters of the configs (attention_config.hpp),
 # not macros: a tuning variant is a tree (name@SRC) with the config changed.
 extra_libs=()
 step_variants() {
-  local spec name flags dir t0
+  local spec name flags dir t0 lib
   IFS=';' read -r -a specs <<<"${TESSEL_DEVICE_VARIANTS:-}"
   for spec in "${specs[@]}"; do
     [ -n "$spec" ] || continue
@@ -224,8 +231,10 @@ step_variants() {
     rm -f "$dir/CMakeCache.txt"
     if cmake -S "$src" -B "$dir" -G Ninja -DBACKEND=cuda -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
       -DCMAKE_CUDA_FLAGS="$flags" -DCMAKE_PREFIX_PATH="$deps/usr" -DTESSEL_BUILD_TESTS=OFF >>"$OUT/build.log" 2>&1 &&
-      cmake --build "$dir" -j16 --target tessel_capi >>"$OUT/build.log" 2>&1; then
-      extra_libs+=(--extra-lib "$name=$dir/bench/capi/libtessel_capi.so")
+      { { cmake --build "$dir" -j16 --target tessel_c >>"$OUT/build.log" 2>&1 && lib=$dir/c_api/libtessel_c.so; } ||
+        { cmake --build "$dir" -j16 --target tessel_capi >>"$OUT/build.log" 2>&1 &&
+          lib=$dir/bench/capi/libtessel_capi.so; }; }; then
+      extra_libs+=(--extra-lib "$name=$lib")
       note "variant $name ($flags): built in $(( $(date +%s) - t0 )) s"
     else
       note "variant $name ($flags): build FAILED (build.log)"
@@ -233,7 +242,7 @@ step_variants() {
   done
 }
 step_attention() {
-  local lib=$build/bench/capi/libtessel_capi.so
+  local lib=$build/c_api/libtessel_c.so
   [ -f "$lib" ] || { note "attention bench: $lib not built"; return; }
   PYTHONUNBUFFERED=1 timeout 300 python3 bench/attention_vs_sdpa.py --lib "$lib" --json "$OUT/attention_sdpa.json" \
     "${extra_libs[@]}" >"$OUT/attention_sdpa.txt" 2>&1

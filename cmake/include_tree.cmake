@@ -18,7 +18,8 @@ while(_pairs)
     file(CREATE_LINK ${PROJECT_SOURCE_DIR}/${_src} ${_tree}/${_dst} SYMBOLIC)
   endif()
 endwhile()
-file(GLOB TESSEL_API_HEADERS CONFIGURE_DEPENDS RELATIVE ${PROJECT_SOURCE_DIR}/api ${PROJECT_SOURCE_DIR}/api/*.hpp)
+file(GLOB TESSEL_API_HEADERS CONFIGURE_DEPENDS RELATIVE ${PROJECT_SOURCE_DIR}/api
+  ${PROJECT_SOURCE_DIR}/api/*.hpp ${PROJECT_SOURCE_DIR}/api/*.h)  # .h: the C ABI's header
 foreach(_h IN LISTS TESSEL_API_HEADERS)
   if(NOT EXISTS ${_tree}/${_h})
     file(CREATE_LINK ${PROJECT_SOURCE_DIR}/api/${_h} ${_tree}/${_h} SYMBOLIC)

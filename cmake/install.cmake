@@ -1,9 +1,10 @@
-# Install the library, the header tree and an exported package, so that an
-# outside project does find_package(tessel) and links tessel::tessel.
+# Install the libraries, the header tree and an exported package, so that an
+# outside project does find_package(tessel) and links tessel::tessel (C++) or
+# tessel::tessel_c (the C ABI, libtessel_c.so).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS tessel EXPORT tesselTargets
+install(TARGETS tessel tessel_c EXPORT tesselTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -36,14 +36,15 @@ void attention(const tensor_view& q, const tensor_view& k, const tensor_view& v,
   if (Hk == 0 ? H != 0 : H % Hk != 0)
     fail(op, "argument 'k': its ", Hk, " heads must divide the ", H, " heads of q (grouped-query attention)");
   if (D != 64 && D != 128)
-    fail(op, "argument 'q': head_dim ", D, " is not supported; expected 64 or 128");
+    detail::unsupported(op, "argument 'q': head_dim ", D, " is not supported; expected 64 or 128");
   if (q.type != k.type || q.type != v.type || out.type != q.type)
-    fail(op, "unsupported dtype combination q=", dtype_name(q.type), ", k=", dtype_name(k.type), ", v=",
-         dtype_name(v.type), ", out=", dtype_name(out.type), ": expected one type for all four");
+    detail::unsupported(op, "unsupported dtype combination q=", dtype_name(q.type), ", k=", dtype_name(k.type),
+                        ", v=", dtype_name(v.type), ", out=", dtype_name(out.type), ": expected one type for all four");
   if (q.type == dtype::f32 && q.dev.kind != device_kind::host)
-    fail(op, "argument 'q': fp32 attention runs on the CPU only; expected bf16 or fp16 on ", device_name(q.dev.kind));
+    detail::unsupported(op, "argument 'q': fp32 attention runs on the CPU only; expected bf16 or fp16 on ",
+                        device_name(q.dev.kind));
   for (auto [name, val] : {std::pair{"batch", B}, {"q_len", Lq}, {"kv_len", Lk}, {"heads", H}})
-    if (val > INT_MAX) fail(op, "size ", name, " = ", val, " exceeds the supported maximum ", INT_MAX);
+    if (val > INT_MAX) detail::unsupported(op, "size ", name, " = ", val, " exceeds the supported maximum ", INT_MAX);
   if (o.path != kernel_path::fastest && o.path != kernel_path::portable)
     fail(op, "option 'path': expected kernel_path::fastest or kernel_path::portable, got the value ", int(o.path));
   if (!(o.scale >= 0.0f) || std::isinf(o.scale))
@@ -102,17 +103,19 @@ void attention(const tensor_view& q, const tensor_view& k, const tensor_view& v,
   c.scale = o.scale > 0.0f ? o.scale : 1.0f / std::sqrt(float(D));
   if (Lk == 0) c.k.ptr = c.v.ptr = out.data;  // never read
 
-  switch (out.dev.kind) {
-    case device_kind::host: detail::cpu_attention(c, s.threads); return;
+  detail::on_device([&] {
+    switch (out.dev.kind) {
+      case device_kind::host: detail::cpu_attention(c, s.threads); return;
 #if TESSEL_HAS_CUDA
-    case device_kind::cuda: detail::cuda_attention(c, s.native); return;
+      case device_kind::cuda: detail::cuda_attention(c, s.native); return;
 #endif
 #if TESSEL_HAS_HIP
-    case device_kind::hip: detail::hip_attention(c, s.native); return;
+      case device_kind::hip: detail::hip_attention(c, s.native); return;
 #endif
-    default: break;
-  }
-  fail(op, "no backend for device ", device_name(out.dev.kind));
+      default: break;
+    }
+    detail::unsupported(op, "no backend for device ", device_name(out.dev.kind));
+  });
 }
 
 }  // namespace tessel

@@ -101,19 +101,23 @@ void check_backend(const char* op, const char* name, const tensor_view& t) {
   const bool built = t.dev.kind == device_kind::host || (t.dev.kind == device_kind::cuda && TESSEL_HAS_CUDA) ||
                      (t.dev.kind == device_kind::hip && TESSEL_HAS_HIP);
   if (!built)
-    fail(op, "argument '", name, "': the tensor is on a ", device_name(t.dev.kind),
-         " device, but this tessel was built with backends: ", built_backends());
+    unsupported(op, "argument '", name, "': the tensor is on a ", device_name(t.dev.kind),
+                " device, but this tessel was built with backends: ", built_backends());
 }
 
 void check_device(const char* op, const char* name, const tensor_view& t) {
   if (t.data == nullptr) return;  // empty tensors are never touched
 #if TESSEL_HAS_CUDA
-  if (t.dev.kind == device_kind::cuda && !cuda_pointer_on_device(t.data, t.dev.index))
+  bool on_cuda = true;
+  if (t.dev.kind == device_kind::cuda) on_device([&] { on_cuda = cuda_pointer_on_device(t.data, t.dev.index); });
+  if (!on_cuda)
     fail(op, "argument '", name, "': the pointer is not memory of cuda device ", t.dev.index,
          " (a host pointer passed to a device op?)");
 #endif
 #if TESSEL_HAS_HIP
-  if (t.dev.kind == device_kind::hip && !hip_pointer_on_device(t.data, t.dev.index))
+  bool on_hip = true;
+  if (t.dev.kind == device_kind::hip) on_device([&] { on_hip = hip_pointer_on_device(t.data, t.dev.index); });
+  if (!on_hip)
     fail(op, "argument '", name, "': the pointer is not memory of hip device ", t.dev.index,
          " (a host pointer passed to a device op?)");
 #endif

@@ -9,11 +9,30 @@
 
 namespace tessel::detail {
 
-template <class... Parts> [[noreturn]] void fail(const char* op, const Parts&... parts) {
+template <class... Parts> [[noreturn]] void fail_as(error_kind kind, const char* op, const Parts&... parts) {
   std::ostringstream s;
   s << "tessel::" << op << ": ";
   (s << ... << parts);
-  throw Error(s.str());
+  throw Error(s.str(), kind);
+}
+// Bad input (error_kind::invalid_argument).
+template <class... Parts> [[noreturn]] void fail(const char* op, const Parts&... parts) {
+  fail_as(error_kind::invalid_argument, op, parts...);
+}
+// Well-formed input this build does not provide (error_kind::unsupported).
+template <class... Parts> [[noreturn]] void unsupported(const char* op, const Parts&... parts) {
+  fail_as(error_kind::unsupported, op, parts...);
+}
+
+// Runs a call into a device backend: a tessel::Error it throws with the
+// default kind (a launch, the runtime, the driver failing) is a device failure.
+template <class F> void on_device(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    if (e.kind() != error_kind::invalid_argument) throw;
+    throw Error(e.what(), error_kind::device);
+  }
 }
 
 // "[a, b, c]" of the first `rank` values (at most max_rank).

@@ -52,8 +52,9 @@ void gemm(const tensor_view& a, const tensor_view& b, const tensor_view& c, cons
   const std::int64_t nc = detail::check_view(op, "c", c, 2, 3);
 
   if (a.type != b.type || (c.type != a.type && c.type != dtype::f32))
-    fail(op, "unsupported dtype combination a=", dtype_name(a.type), ", b=", dtype_name(b.type), ", c=",
-         dtype_name(c.type), ": expected a and b of one type (fp32, fp16 or bf16) and c of that type or fp32");
+    detail::unsupported(op, "unsupported dtype combination a=", dtype_name(a.type), ", b=", dtype_name(b.type),
+                        ", c=", dtype_name(c.type),
+                        ": expected a and b of one type (fp32, fp16 or bf16) and c of that type or fp32");
 
   mat ma = as_matrix(a), mb = as_matrix(b), mc = as_matrix(c);
   if (o.trans_a) ma = transposed(ma);
@@ -72,7 +73,7 @@ void gemm(const tensor_view& a, const tensor_view& b, const tensor_view& c, cons
   if (mb.batch != 1 && mb.batch != batch)
     fail(op, "argument 'b': expected batch ", batch, " (from c) or 1, got ", mb.batch);
   for (auto [name, v] : {std::pair{"M", M}, {"N", N}, {"K", K}, {"batch", batch}})
-    if (v > INT_MAX) fail(op, "size ", name, " = ", v, " exceeds the supported maximum ", INT_MAX);
+    if (v > INT_MAX) detail::unsupported(op, "size ", name, " = ", v, " exceeds the supported maximum ", INT_MAX);
 
   const char* dev_names[] = {"a", "b", "c"};
   const tensor_view* views[] = {&a, &b, &c};
@@ -110,17 +111,19 @@ void gemm(const tensor_view& a, const tensor_view& b, const tensor_view& c, cons
   // K = 0 leaves a and b unread: their pointers may be null.
   if (K == 0) call.a.ptr = call.b.ptr = c.data;
 
-  switch (c.dev.kind) {
-    case device_kind::host: detail::cpu_gemm(call, s.threads); return;
+  detail::on_device([&] {
+    switch (c.dev.kind) {
+      case device_kind::host: detail::cpu_gemm(call, s.threads); return;
 #if TESSEL_HAS_CUDA
-    case device_kind::cuda: detail::cuda_gemm(call, s.native); return;
+      case device_kind::cuda: detail::cuda_gemm(call, s.native); return;
 #endif
 #if TESSEL_HAS_HIP
-    case device_kind::hip: detail::hip_gemm(call, s.native); return;
+      case device_kind::hip: detail::hip_gemm(call, s.native); return;
 #endif
-    default: break;
-  }
-  fail(op, "no backend for device ", device_name(c.dev.kind));
+      default: break;
+    }
+    detail::unsupported(op, "no backend for device ", device_name(c.dev.kind));
+  });
 }
 
 }  // namespace tessel

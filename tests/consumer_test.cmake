@@ -1,28 +1,35 @@
 # Installs the build into a scratch prefix, then configures, builds and runs
-# examples/consumer against it with find_package(tessel). Run by CTest.
-# SANITIZE (the build's TESSEL_SANITIZE, may be empty): the consumer is compiled
-# and linked with the same sanitizers as the installed library.
+# examples/consumer (C++, tessel::tessel) and examples/c_consumer (C, the C ABI:
+# tessel::tessel_c) against it with find_package(tessel). Run by CTest.
+# SANITIZE (the build's TESSEL_SANITIZE, may be empty): the consumers are
+# compiled and linked with the same sanitizers as the installed libraries.
 file(REMOVE_RECURSE ${WORK_DIR})
 set(flags)
 if(SANITIZE)
-  set(flags "-DCMAKE_CXX_FLAGS=-fsanitize=${SANITIZE} -fno-sanitize-recover=all -fno-omit-frame-pointer"
-            "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=${SANITIZE}")
+  set(_san "-fsanitize=${SANITIZE} -fno-sanitize-recover=all -fno-omit-frame-pointer")
+  set(flags "-DCMAKE_CXX_FLAGS=${_san}" "-DCMAKE_C_FLAGS=${_san}" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=${SANITIZE}")
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix
   RESULT_VARIABLE rc OUTPUT_QUIET)
 if(rc)
   message(FATAL_ERROR "cmake --install failed (${rc})")
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/consumer -B ${WORK_DIR}/build
-  -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix ${flags} RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "configuring the consumer with find_package(tessel) failed (${rc})")
-endif()
-execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "building the consumer failed (${rc})")
-endif()
-execute_process(COMMAND ${WORK_DIR}/build/consumer RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "the consumer's product was wrong (${rc})")
-endif()
+
+# examples/<name>: configure against the prefix, build, run ./<name>.
+function(run_consumer name)
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/${name} -B ${WORK_DIR}/${name}
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix --no-warn-unused-cli ${flags} RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "configuring examples/${name} with find_package(tessel) failed (${rc})")
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/${name} RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "building examples/${name} failed (${rc})")
+  endif()
+  execute_process(COMMAND ${WORK_DIR}/${name}/${name} RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "examples/${name}: the product was wrong (${rc})")
+  endif()
+endfunction()
+run_consumer(consumer)
+run_consumer(c_consumer)

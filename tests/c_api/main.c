@@ -1,0 +1,21 @@
+/* tests/c_api/main.c — the C ABI's test: a C program (C11, no C++) linked
+ * only against libtessel_c. Prints the run seed (TESSEL_SEED replays it),
+ * runs every group, exits 1 if any check failed. */
+#include <stdio.h>
+
+#include "groups.h"
+#include "harness.h"
+
+int main(void) {
+#if defined(__SANITIZE_ADDRESS__)
+  printf("built with AddressSanitizer\n");
+#endif
+  printf("tessel C ABI test: TESSEL_SEED=%llu (set it to replay), backends: %s\n", (unsigned long long)run_seed(),
+         tessel_backends());
+  info_tests();
+  gemm_tests();
+  attention_tests();
+  error_tests();
+  printf("%d checks, %d failed\n", checks(), failures());
+  return failures() ? 1 : 0;
+}
