@@ -1,7 +1,8 @@
 // tessel/cpu/attention_simd.hpp — the attention tile ops of the SIMD CPU policy (AVX2 / AVX-512).
 //
 // simd_attention_ops<Arch, Tuning> is the base of simd_policy (policy_simd.hpp):
-// it gives the policy its attention_config and the fast overloads that the
+// it gives the policy its attention_config (attention_config.hpp, where the
+// shared layouts below are defined) and the fast overloads that the
 // shared attention op (ops/attention/kernel.hpp) reaches. Atom: simd_col_atom
 // <Arch, M> (an M-row column of vectors times one broadcast value), so every C
 // tile rt<atom, c, TM, TN> is M-row panels, column-major inside a panel:
@@ -35,33 +36,9 @@
 #include "tessel/cpu/arch/convert.hpp"
 #include "tessel/cpu/arch/exp2.hpp"
 #include "tessel/cpu/atom/simd_col.hpp"
+#include "tessel/cpu/attention_config.hpp"
 
 namespace tessel::cpu {
-
-// Attention block shape of a SIMD path (chosen per ISA in policy_avx*.hpp):
-// atom column M, broadcast block NB, query rows BQ, key/value rows BKV per
-// head_dim 64 and 128, ring stages.
-template <int M_, int NB_, int BQ_, int BKV64_, int BKV128_, int Stages_> struct simd_attention_tuning {
-  static constexpr int M = M_, NB = NB_, BQ = BQ_, BKV64 = BKV64_, BKV128 = BKV128_, stages = Stages_;
-};
-
-template <int R, int C, int M> struct col_panels {
-  static_assert(R % M == 0, "col_panels: rows must be whole panels");
-  static constexpr int rows = R, cols = C, size = R * C;
-  static constexpr bool contiguous_cols = false;
-  TESSEL_HOST_DEVICE static constexpr int offset(int r, int c) { return (r / M) * (M * C) + c * M + r % M; }
-};
-template <int R, int C> struct key_rows {
-  static constexpr int rows = R, cols = C, size = R * C;
-  static constexpr bool contiguous_cols = false;
-  TESSEL_HOST_DEVICE static constexpr int offset(int r, int c) { return c * R + r; }
-};
-template <int R, int C, int NB> struct row_panels {
-  static_assert(C % NB == 0, "row_panels: columns must be whole panels");
-  static constexpr int rows = R, cols = C, size = R * C;
-  static constexpr bool contiguous_cols = false;  // only within a panel
-  TESSEL_HOST_DEVICE static constexpr int offset(int r, int c) { return (c / NB) * (R * NB) + r * NB + c % NB; }
-};
 
 template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops {
   using generic_tile_ops::broadcast_rows;
@@ -80,17 +57,7 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
   template <int TM, int TN> using ctile = rt<col_atom, operand::c, TM, TN>;
 
   static constexpr bool attention_fp32 = true;
-  template <class T, int D> struct attention_config {
-    using atom = col_atom;
-    using smem_type = float;
-    static constexpr int BQ = Tuning::BQ, BKV = D == 64 ? Tuning::BKV64 : Tuning::BKV128;
-    static constexpr int warps = 1, stages = Tuning::stages;
-    static_assert(BKV % NB == 0 && D % NB == 0 && D % W == 0, "attention: NB must divide BKV and D");
-    using layout_q = col_panels<BQ, D, M>;
-    using layout_kt = key_rows<D, BKV>;
-    using layout_v = row_panels<BKV, D, NB>;
-    using layout_p = col_panels<BQ, BKV, M>;
-  };
+  template <class T, int D> using attention_config = simd_attention_config<Arch, Tuning, T, D>;
 
   // ---- global -> shared (block scope) ----------------------------------------
   // Q: 8 rows × W columns at a time, transposed into the panels' columns.

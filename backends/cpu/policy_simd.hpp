@@ -1,12 +1,11 @@
 // tessel/cpu/policy_simd.hpp — the CPU policy on the SIMD FMA atom (AVX2 / AVX-512 via xsimd).
 //
-// simd_policy<Arch, Tuning, AttnTuning>: its attention side (attention_config
-// and the attention tile ops, on the column atom) is its base class,
-// simd_attention_ops in attention_simd.hpp. Its GEMM side is a GotoBLAS-style
-// GEMM expressed through the kernel's tile ops:
-//   shared tiles  micro-panel packed fp32 (whatever the input type/majorness):
-//                 A (BM × BK): MR-row panels, k-major:  (r, k) -> (r/MR)·MR·BK + k·MR + r%MR
-//                 B (BK × BN): NR-col panels, k-major:  (k, n) -> (n/NR)·BK·NR + k·NR + n%NR
+// simd_policy<Arch, Tuning, AttnTuning>: its attention side (the attention
+// tile ops on the column atom; configuration in attention_config.hpp) is its
+// base class, simd_attention_ops in attention_simd.hpp. Its GEMM side is a
+// GotoBLAS-style GEMM (configuration and packed layouts in gemm_config.hpp)
+// expressed through the kernel's tile ops:
+//   shared tiles  micro-panel packed fp32 (gemm_config.hpp's packed_a / packed_b)
 //   load          global -> packed, converting fp16/bf16 on SIMD registers,
 //                 zero outside the matrix (the masked edge of partial tiles)
 //   mma           the register-blocked micro-kernel: for each MR × NR micro-tile
@@ -44,51 +43,11 @@
 #include "tessel/cpu/arch/convert.hpp"
 #include "tessel/cpu/attention_simd.hpp"
 #include "tessel/cpu/atom/simd.hpp"
+#include "tessel/cpu/gemm_config.hpp"
 #include "tessel/cpu/launch.hpp"
 #include "tessel/cpu/schedule_packed.hpp"
 
 namespace tessel::cpu {
-
-// Block and micro-tile shape of a SIMD path (chosen per ISA in gemm_avx*.cpp).
-// group: work units the GEMM's packed_schedule runs together (schedule_packed.hpp).
-template <int MR_, int NR_, int BM_, int BN_, int BK_, int Stages_, int Group_ = 8> struct simd_tuning {
-  static constexpr int MR = MR_, NR = NR_, BM = BM_, BN = BN_, BK = BK_, stages = Stages_, group = Group_;
-};
-
-// Packed panels: `Lines` lines of `Depth` elements, grouped P lines to a panel,
-// each panel depth-major. A is lines = rows (P = MR), B is lines = columns (P = NR).
-// After the panels, a small tail records how much of the tile lies inside the
-// matrix (valid lines, valid depth), written by load: mma skips micro-tiles
-// and k steps that are all zero padding. Every element is still written (zero
-// outside the matrix), so any reader of the layout sees the full tile.
-template <int Lines, int Depth, int P> struct packed_extent {
-  static constexpr int panels_size = Lines * Depth;
-  static constexpr int tail = 16;  // floats: keeps the next stage 64-byte aligned
-  TESSEL_HOST_DEVICE static void set(float* data, int lines, int depth) {
-    const int e[2] = {lines, depth};
-    std::memcpy(data + panels_size, e, sizeof e);
-  }
-  TESSEL_HOST_DEVICE static void get(const float* data, int& lines, int& depth) {
-    int e[2];
-    std::memcpy(e, data + panels_size, sizeof e);
-    lines = e[0];
-    depth = e[1];
-  }
-};
-template <int R, int C, int MR> struct packed_a {
-  static_assert(R % MR == 0, "packed_a: BM must be a multiple of MR");
-  using extent = packed_extent<R, C, MR>;
-  static constexpr int rows = R, cols = C, size = R * C + extent::tail;
-  static constexpr bool contiguous_cols = false;
-  TESSEL_HOST_DEVICE static constexpr int offset(int r, int c) { return (r / MR) * (MR * C) + c * MR + r % MR; }
-};
-template <int R, int C, int NR> struct packed_b {
-  static_assert(C % NR == 0, "packed_b: BN must be a multiple of NR");
-  using extent = packed_extent<C, R, NR>;
-  static constexpr int rows = R, cols = C, size = R * C + extent::tail;
-  static constexpr bool contiguous_cols = false;  // only within a panel
-  TESSEL_HOST_DEVICE static constexpr int offset(int r, int c) { return (c / NR) * (R * NR) + r * NR + c % NR; }
-};
 
 // Calls f(integral_constant<int, I>) for I = 0 .. N-1, fully unrolled.
 template <class F, int... I> TESSEL_HOST_DEVICE void static_for_impl(F&& f, std::integer_sequence<int, I...>) {
@@ -154,20 +113,7 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
   static_assert(BM % 8 == 0 && (MR % 8 == 0 || 8 % MR == 0) && NR % 8 == 0 && NR % W == 0 && BK % W == 0,
                 "simd_policy: packing moves 8 lines × W at a time");
 
-  template <class TIn> struct gemm_config {
-    using atom = simd_policy::atom;
-    using smem_type = float;
-    static constexpr int BM = Tuning::BM, BN = Tuning::BN, BK = Tuning::BK;
-    static constexpr int warps_m = 1, warps_n = 1, stages = Tuning::stages;
-    template <bool KContiguous> using layout_a = packed_a<BM, BK, MR>;
-    template <bool NContiguous> using layout_b = packed_b<BK, BN, NR>;
-    // Goto-style reuse of the packed B tile across the row blocks of a column
-    // strip (schedule_packed.hpp): the schedule's group is the op's raster
-    // group (block rows per strip, ops/gemm/kernel.hpp work_at), so a group of
-    // consecutive work units shares one B tile per step.
-    static constexpr int raster_group = Tuning::group;
-    using schedule = packed_schedule<simd_policy, Tuning::group>;
-  };
+  template <class TIn> using gemm_config = simd_gemm_config<simd_policy, Tuning>;
 
   // ---- global -> packed shared (block scope) ---------------------------------
   template <class Ctx, int R, int C, class TS>
