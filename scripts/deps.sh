@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/deps.sh [cpu|cuda|hip]... — make sure the Debian packages tessel needs are
+# scripts/deps.sh [cpu|cuda|hip|python]... — make sure the Debian packages tessel needs are
 # present. As root, installs what is missing (apt-get); otherwise names the
 # missing packages and the command to install them, and fails.
 set -euo pipefail
@@ -9,7 +9,8 @@ for b in "$@"; do
     cpu) ;;
     hip) want+=(hipcc) ;;  # pulls clang-15, lld-15, rocm-device-libs, libamdhip64-dev
     cuda) ;;               # the CUDA Toolkit is not a Debian 12 package here: nvcc must be on PATH
-    *) echo "deps.sh: unknown backend '$b' (expected cpu, cuda or hip)" >&2; exit 2 ;;
+    python) want+=(python3-venv python3-dev) ;;  # pip, nanobind, numpy, ... then come from PyPI
+    *) echo "deps.sh: unknown backend '$b' (expected cpu, cuda, hip or python)" >&2; exit 2 ;;
   esac
 done
 missing=()

@@ -11,19 +11,33 @@
 #   4. cpu-sanitize: the CPU backend again, every target built with
 #      -fsanitize=address,undefined (errors fatal), the whole suite run under
 #      AddressSanitizer, LeakSanitizer and UBSan, the install/consumer test too.
-# Set TESSEL_TEST_BACKENDS="cpu cuda hip cpu-sanitize" (default) to choose; TESSEL_SEED to replay.
+#   5. python: the Python package (CPU backend) pip-installed into a fresh
+#      virtual environment, its pytest suite run (scripts/test_python.sh).
+# Set TESSEL_TEST_BACKENDS="cpu cuda hip cpu-sanitize python" (default) to choose; TESSEL_SEED to replay.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-backends=${TESSEL_TEST_BACKENDS:-cpu cuda hip cpu-sanitize}
+backends=${TESSEL_TEST_BACKENDS:-cpu cuda hip cpu-sanitize python}
 jobs=${TESSEL_JOBS:-$(nproc)}
 [ -d /usr/local/cuda/bin ] && export PATH="$PATH:/usr/local/cuda/bin"
 bash scripts/deps.sh $(echo "$backends" | sed 's/cpu-sanitize/cpu/g') || exit 1
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
+# How many tests pytest's summary line ("N failed, M passed, K errors in Ts") counts as $1.
+pytest_count() { echo "$summary" | grep -oE "[0-9]+ $1" | grep -oE "[0-9]+" || echo 0; }
+
 passed=0 failed=0 status=0
 for b in $backends; do
   dir=build-test-$b
+  if [ "$b" = python ]; then
+    bash scripts/test_python.sh "$dir" || status=1
+    summary=$(tail -1 "$dir/test.log" 2>/dev/null | grep -E " in [0-9.]+s")
+    if [ -z "$summary" ]; then
+      echo "=== tessel: python: pytest produced no summary"; status=1; failed=$((failed + 1)); continue
+    fi
+    passed=$((passed + $(pytest_count passed))); failed=$((failed + $(pytest_count failed) + $(pytest_count error)))
+    continue
+  fi
   backend=$b flags=(-DCMAKE_BUILD_TYPE=Release)
   [ "$b" = cpu-sanitize ] && backend=cpu flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSEL_SANITIZE=address,undefined)
   echo "=== tessel: $b backend: configure + build ($dir)"

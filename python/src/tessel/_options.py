@@ -1,0 +1,55 @@
+"""tessel._options — the options both ops share, checked and normalised.
+
+Contract: threads(None | int >= 0) -> int (0: all cores; CPU only);
+stream(None | int | an object with .cuda_stream (PyTorch) or .ptr (CuPy)) ->
+the native handle as an int (0: the default stream; GPU arrays only, host
+arrays run before the call returns and ignore it); number(x) -> float (alpha,
+beta, scale); portable(path) -> whether path is "portable" rather than
+"fastest". Bad values raise tessel.Error naming the argument.
+"""
+import operator
+
+from ._tessel import Error
+
+
+def _non_negative(value, op, name, expected, limit):
+    """value as an int in [0, limit] (bool refused), else tessel.Error naming the argument."""
+    try:
+        n = -1 if isinstance(value, bool) else operator.index(value)
+    except TypeError:
+        n = -1
+    if not 0 <= n <= limit:
+        raise Error(f"{op}: argument '{name}': expected {expected}, got {value!r}")
+    return n
+
+
+def threads(value, op):
+    if value is None:
+        return 0
+    return _non_negative(value, op, "threads", "None or an integer >= 0 (0 or None: all cores)", 2**31 - 1)
+
+
+def stream(value, op):
+    if value is None:
+        return 0
+    for attr in ("cuda_stream", "ptr"):
+        if hasattr(value, attr):
+            value = getattr(value, attr)
+            break
+    return _non_negative(value, op, "stream", "None, a native stream handle (int) or a stream object with "
+                         ".cuda_stream or .ptr", 2**64 - 1)
+
+
+def number(value, op, name):
+    try:
+        if isinstance(value, (str, bytes)):
+            raise TypeError("a string is not a number here")
+        return float(value)
+    except (TypeError, ValueError):
+        raise Error(f"{op}: argument '{name}': expected a number, got {value!r}") from None
+
+
+def portable(path, op):
+    if path not in ("fastest", "portable"):
+        raise Error(f"{op}: argument 'path': expected 'fastest' or 'portable', got {path!r}")
+    return path == "portable"
