@@ -65,12 +65,13 @@ template <class TIn> struct sm90_gemm_config : sm80_gemm_config<TIn> {};
 // where single blocks ran 0.98-1.02x in the same run, and no faster than
 // pairs with the multicast switched off: the pairs' shared stage handover
 // costs more than the halved L2 reads of B gain. Not the default.
-template <class T, int BM_, int BN_, int BK_, int Consumers, int Stages, bool Alternating = false, int Cluster = 1>
+template <class T, int BM_, int BN_, int BK_, int Consumers, int Stages, bool Alternating = false, int Cluster = 1,
+          int EpilogueKiB = 32>
 struct sm90_tma_gemm_config {
   using atom = wgmma_m64k16<T, BN_>;
   using smem_type = T;
   using unit = group_scope<4>;
-  using schedule = sm90_tma_schedule<Stages, Consumers, Cluster>;
+  using schedule = sm90_tma_schedule<Stages, Consumers, Cluster, EpilogueKiB>;
   static constexpr int BM = BM_, BN = BN_, BK = BK_, warps_m = Alternating ? 1 : Consumers, warps_n = 1;
   static constexpr int stages = Stages;
   template <bool KContiguous> using layout_a = swizzle128<BM, BK, KContiguous>;
@@ -79,7 +80,9 @@ struct sm90_tma_gemm_config {
 // bf16 / fp16: 128 × 256 × 64 blocks, a producer warpgroup and 2 consumer
 // warpgroups, each owning 64 × 256 of C in one m64n256k16 accumulator (128 fp32
 // registers per lane); 3 stages of 16 + 32 KiB and 2 × 32 KiB of epilogue
-// staging (208 KiB of the H100's 227 KiB; 4 stages measured no faster).
+// staging (208 KiB of the H100's 227 KiB). 4 stages with 2 × 16 KiB of
+// staging (EpilogueKiB 16: 225 KiB) measured no faster (0.94-0.99x where this
+// ran 0.96-0.98x in the same run; bench/notes/cuda_gemm.md).
 template <> struct sm90_gemm_config<bf16> : sm90_tma_gemm_config<bf16, 128, 256, 64, 2, 3> {};
 template <> struct sm90_gemm_config<fp16> : sm90_tma_gemm_config<fp16, 128, 256, 64, 2, 3> {};
 

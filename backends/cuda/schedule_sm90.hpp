@@ -84,9 +84,10 @@ template <class Op> struct paired_operand_of<Op, std::void_t<decltype(Op::paired
   static constexpr int value = Op::paired_operand;
 };
 
-template <int Stages, int Consumers, int Cluster = 1> struct sm90_tma_schedule {
+template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32> struct sm90_tma_schedule {
   static_assert(Stages >= 2 && Consumers >= 1, "sm90_tma_schedule: at least two stages and one consumer warpgroup");
   static_assert(Cluster == 1 || Cluster == 2, "sm90_tma_schedule: clusters of 1 or 2 blocks");
+  static_assert(EpilogueKiB == 16 || EpilogueKiB == 32, "sm90_tma_schedule: 16 or 32 KiB of epilogue staging per consumer");
   static constexpr int stage_align = 1024;  // 128-byte swizzled TMA boxes
   static constexpr int producer_registers = 40, consumer_registers = 232;
 
@@ -96,10 +97,10 @@ template <int Stages, int Consumers, int Cluster = 1> struct sm90_tma_schedule {
                 "sm90_tma_schedule: the register file cannot hold these warpgroups");
 
   template <class Op> static constexpr int barrier_bytes = (2 * Stages + Consumers) * 8;
-  // Per consumer: two halves of 16 KiB that the epilogue's rounds alternate
-  // between (tile_ops_sm90's staging), so a round's shared stores overlap the
-  // previous round's TMA store reading the other half.
-  static constexpr int epilogue_bytes = 32 * 1024, round_bytes = epilogue_bytes / 2;
+  // Per consumer: two halves (of 8 or 16 KiB) that the epilogue's rounds
+  // alternate between (tile_ops_sm90's staging), so a round's shared stores
+  // overlap the previous round's TMA store reading the other half.
+  static constexpr int epilogue_bytes = EpilogueKiB * 1024, round_bytes = epilogue_bytes / 2;
   template <class Op> static launch_shape shape(const typename Op::problem& p) {
     static_assert(Op::unit::warps == 4 && (Op::units == Consumers || Op::units == 1),
                   "sm90_tma_schedule: warpgroup units, one per consumer (cooperative) or one per work unit (alternating)");
@@ -214,7 +215,7 @@ template <int Stages, int Consumers, int Cluster = 1> struct sm90_tma_schedule {
           using A = wgmma_accumulator<Tile>;
           constexpr int rounds = A::rows * A::n * int(sizeof(TD)) / round_bytes;
           static_assert(rounds >= 1 && rounds * round_bytes == A::rows * A::n * int(sizeof(TD)),
-                        "tma_storer: a warpgroup tile fills whole 16 KiB rounds");
+                        "tma_storer: a warpgroup tile fills whole rounds");
           staged(u, c, t, row0, col0, alpha, beta, pp.out_layered ? layer : 0, std::make_integer_sequence<int, rounds>{});
           return;
         }

@@ -8,6 +8,7 @@
 //     warpgroups in turn, 5 stages (the turn barriers; the ring skipping the
 //     other consumer's steps);
 //   cooperative with 2 stages: the ring wraps every other step;
+//   4 stages with 16 KiB of epilogue staging per consumer (8 KiB rounds);
 //   cluster pairs, 3 stages and 2 (odd unit counts, pairs that cannot share B,
 //   B multicast by panels and by lines).
 // Shapes give every block several units with more steps than stages (the
@@ -38,6 +39,9 @@ struct sm90_alternating : cuda::sm90 {
 };
 struct sm90_two_stages : cuda::sm90 {
   template <class TIn> using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 2>;
+};
+struct sm90_four_stages : cuda::sm90 {
+  template <class TIn> using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 4, false, 1, 16>;
 };
 struct sm90_cluster_pairs : cuda::sm90 {
   template <class TIn> using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 3, false, 2>;
@@ -152,6 +156,9 @@ TEST(ScheduleSm90, AlternatingConsumers) {
 }
 TEST(ScheduleSm90, CooperativeTwoStages) {
   for (const shape_case& s : shapes) expect_schedule<sm90_two_stages>(s, "two stages");
+}
+TEST(ScheduleSm90, FourStagesSmallEpilogue) {
+  for (const shape_case& s : shapes) expect_schedule<sm90_four_stages>(s, "four stages, 16 KiB epilogue");
 }
 TEST(ScheduleSm90, ClusterPairs) {
   for (const shape_case& s : shapes) expect_schedule<sm90_cluster_pairs>(s, "cluster pairs");
