@@ -249,10 +249,35 @@ step_attention() {
   note "attention vs SDPA: rc=$?"
 }
 
+# ---- 6. the Python package on the CUDA backend: built into a venv that sees the machine's
+# PyTorch and numpy, its build and test tools from .devdeps/wheels (no index here; oneTBB and
+# xsimd through the CMAKE_PREFIX_PATH exported above), then the whole pytest suite: the CPU
+# tests and python/tests/test_cuda_torch.py.
+step_python() {
+  local venv=$root/build-device-py/venv t0
+  t0=$(date +%s)
+  [ -d "$deps/wheels" ] || { note "python: no .devdeps/wheels (bench/pack_device_deps.sh)"; return; }
+  rm -rf "$venv"
+  # The machine's python3 may itself be a venv (PyTorch's): a .pth file makes its packages visible.
+  if ! { python3 -m venv "$venv" &&
+    python3 -c "import site; print(site.getsitepackages()[0])" >"$("$venv/bin/python" -c "import site; print(site.getsitepackages()[0])")/machine_packages.pth" &&
+    "$venv/bin/pip" install -q --no-index --find-links "$deps/wheels" scikit-build-core nanobind pytest &&
+    "$venv/bin/pip" install -q --no-index --no-deps --find-links "$deps/wheels" ml_dtypes &&  # numpy: the machine's
+    CMAKE_BUILD_PARALLEL_LEVEL=16 "$venv/bin/pip" install -q --no-index --no-build-isolation ./python \
+      -C cmake.define.BACKEND=cuda -C cmake.define.CMAKE_CUDA_ARCHITECTURES="$archs" \
+      -C build-dir="$root/build-device-py/wheel"; } \
+    >"$OUT/python_build.log" 2>&1; then
+    note "python: install FAILED (python_build.log)"; tail -20 "$OUT/python_build.log"; return
+  fi
+  local rc=0
+  timeout 300 "$venv/bin/python" -m pytest python/tests -q -rfEs >"$OUT/python_tests.txt" 2>&1 || rc=$?
+  note "python (cuda build, $(( $(date +%s) - t0 )) s): rc=$rc $(tail -1 "$OUT/python_tests.txt")"
+}
+
 for s in $steps; do
   case $s in
-    build | test | sanitize | bench | gvariants | ncu | variants | attention) "step_$s" ;;
-    *) note "unknown step '$s' (expected build, test, sanitize, bench, gvariants, ncu, variants, attention)" ;;
+    build | test | sanitize | bench | gvariants | ncu | variants | attention | python) "step_$s" ;;
+    *) note "unknown step '$s' (expected build, test, sanitize, bench, gvariants, ncu, variants, attention, python)" ;;
   esac
 done
 # At most 8 files come back: the logs travel as one archive.

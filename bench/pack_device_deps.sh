@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # bench/pack_device_deps.sh — fill the gitignored .devdeps/ with what the GPU
 # machine lacks for a tessel build: oneTBB (headers, shared libraries, CMake
-# package), xsimd (headers, CMake package) and the GoogleTest sources.
+# package), xsimd (headers, CMake package) and the GoogleTest sources; and the
+# Python package's build and test tools as wheels (.devdeps/wheels, from PyPI).
 #
 # Run it on the development machine, from anywhere; it copies the files of this
 # machine's installed Debian packages (libtbb-dev, libxsimd-dev, googletest /
-# libgtest-dev), nothing is downloaded. The copy keeps Debian's layout under
+# libgtest-dev); only the wheels are downloaded (pip download). The copy keeps Debian's layout under
 # .devdeps/usr, so the packages' own CMake configs (which compute their prefix
 # from their own location, four folders up) work unchanged with
 #   -DCMAKE_PREFIX_PATH=$PWD/.devdeps/usr
@@ -39,6 +40,21 @@ cp -a /$lib/cmake/xsimd "$dst/$lib/cmake/"
 
 # GoogleTest sources (googletest + googlemock), built by the tests with add_subdirectory.
 cp -a /usr/src/googletest "$dst/googletest"
+
+# Python: the package's build and test tools as wheels, for bench/device.sh's
+# python step (the device reaches no package index; its PyTorch environment
+# brings numpy). ml_dtypes is binary: one wheel per likely Python version.
+if command -v pip >/dev/null; then
+  rm -rf "$dst/wheels"
+  pip download -q --no-deps -d "$dst/wheels" scikit-build-core nanobind pytest packaging pathspec iniconfig pluggy pygments \
+    exceptiongroup tomli typing_extensions
+  for v in 3.10 3.11 3.12 3.13; do
+    pip download -q --no-deps --only-binary=:all: --python-version "$v" --platform manylinux2014_x86_64 \
+      -d "$dst/wheels" ml_dtypes
+  done
+else
+  echo "pack_device_deps: no pip here: the device's python step will have no wheels" >&2
+fi
 
 # Check that both packages are relocatable: configure a tiny project against the copy only.
 probe=$(mktemp -d)

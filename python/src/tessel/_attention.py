@@ -45,5 +45,5 @@ def attention(q, k, v, *, causal=False, scale=None, return_lse=False, out=None, 
     lse = _arrays.empty_like_kind(q, _lse_shape(q, layout), "float32", _OP, "lse") if return_lse else None
     mask = sum(bf16 << i for i, (_, bf16) in enumerate(inputs + outputs))
     _tessel.attention(*(x for x, _ in inputs + outputs), lse, mask, layout == "bhsd", bool(causal), scale,
-                      _options.threads(threads, _OP), _options.stream(stream, _OP), _options.portable(path, _OP))
+                      _options.threads(threads, _OP), _options.stream(stream, _OP, q), _options.portable(path, _OP))
     return (out, lse) if return_lse else out

@@ -47,5 +47,5 @@ def gemm(a, b, *, c=None, alpha=1.0, beta=0.0, trans_a=False, trans_b=False, out
     c = _output(a, b, c, beta, trans_a, trans_b, out_dtype)
     c_in, c_bf16 = _arrays.importable(c, _OP, "c")
     _tessel.gemm(a_in, b_in, c_in, a_bf16 | b_bf16 << 1 | c_bf16 << 2, alpha, beta, bool(trans_a), bool(trans_b),
-                 _options.threads(threads, _OP), _options.stream(stream, _OP), _options.portable(path, _OP))
+                 _options.threads(threads, _OP), _options.stream(stream, _OP, a), _options.portable(path, _OP))
     return c

@@ -1,9 +1,12 @@
 """tessel._options — the options both ops share, checked and normalised.
 
 Contract: threads(None | int >= 0) -> int (0: all cores; CPU only);
-stream(None | int | an object with .cuda_stream (PyTorch) or .ptr (CuPy)) ->
-the native handle as an int (0: the default stream; GPU arrays only, host
-arrays run before the call returns and ignore it); number(x) -> float (alpha,
+stream(None | int | an object with .cuda_stream (PyTorch) or .ptr (CuPy), like)
+-> the native handle as an int (GPU arrays only; host arrays run before the
+call returns and ignore it). None: PyTorch's current stream on `like`'s device
+where `like` (the op's first array) is a PyTorch CUDA tensor, so the call is
+ordered with the caller's PyTorch work and CUDA graph capture; otherwise 0,
+the default stream; number(x) -> float (alpha,
 beta, scale); portable(path) -> whether path is "portable" rather than
 "fastest". Bad values raise tessel.Error naming the argument.
 """
@@ -29,8 +32,15 @@ def threads(value, op):
     return _non_negative(value, op, "threads", "None or an integer >= 0 (0 or None: all cores)", 2**31 - 1)
 
 
-def stream(value, op):
+def _torch_cuda_tensor(x):
+    return type(x).__module__.split(".")[0] == "torch" and getattr(x, "is_cuda", False)
+
+
+def stream(value, op, like=None):
     if value is None:
+        if like is not None and _torch_cuda_tensor(like):
+            import torch
+            return torch.cuda.current_stream(like.device).cuda_stream
         return 0
     for attr in ("cuda_stream", "ptr"):
         if hasattr(value, attr):
