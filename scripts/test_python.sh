@@ -6,8 +6,9 @@
 # ./python` (scikit-build-core + nanobind from PyPI in pip's isolated build
 # environment; the CMake build kept in DIR/wheel, so a rerun recompiles only
 # what changed — delete DIR for a build from scratch) and pytest, numpy,
-# ml_dtypes from PyPI; then the pytest suite python/tests runs. Logs:
-# DIR/install.log, DIR/test.log (pytest's output, its summary line last).
+# ml_dtypes, matplotlib (tessel.plot's tests) from PyPI; then the pytest
+# suite python/tests runs. Logs: DIR/install.log, DIR/test.log (pytest's
+# output, its summary line last).
 # TESSEL_PYTHON picks the interpreter (default python3); TESSEL_SEED replays.
 # Exit status: 0 when everything passed.
 set -uo pipefail
@@ -20,7 +21,7 @@ rm -rf "$dir/venv" "$dir/test.log"  # no stale result counted if the install fai
 pip=("$dir/venv/bin/python" -m pip --disable-pip-version-check)
 if ! { "${TESSEL_PYTHON:-python3}" -m venv "$dir/venv" &&
        CMAKE_BUILD_PARALLEL_LEVEL=$jobs "${pip[@]}" install ./python -C build-dir="$dir/wheel" &&
-       "${pip[@]}" install pytest numpy ml_dtypes; } >"$dir/install.log" 2>&1; then
+       "${pip[@]}" install pytest numpy ml_dtypes matplotlib; } >"$dir/install.log" 2>&1; then
   tail -60 "$dir/install.log"; echo "=== tessel: python: install FAILED"; exit 1
 fi
 echo "=== tessel: python: installed in $(( $(date +%s) - start )) s; running pytest"

@@ -1,0 +1,38 @@
+"""tessel.plot._sdpa — charts of a `bench/attention_vs_sdpa.py --json` file (CUDA attention vs PyTorch SDPA).
+
+Contract: is_kind(doc) says whether doc is such a file (device, torch and
+rows whose entries hold a `tflops` mapping); charts(doc) returns one Chart:
+series tessel, then any `tessel:<variant>` contenders (tuning builds), then
+the SDPA backends (flash, cudnn) which are the peers; one Case per row,
+grouped by head_dim and causal.
+"""
+from ._model import Case, Chart, size_label
+
+
+def is_kind(doc):
+    rows = doc.get("rows") if isinstance(doc, dict) else None
+    return ("device" in doc and "torch" in doc and isinstance(rows, list) and bool(rows)
+            and all(isinstance(r, dict) and isinstance(r.get("tflops"), dict) for r in rows))
+
+
+def _series(rows):
+    names = []
+    for row in rows:
+        names += [n for n in row["tflops"] if n not in names]
+    ours = sorted((n for n in names if n.startswith("tessel")), key=lambda n: (n != "tessel", n))
+    return ours, [n for n in names if not n.startswith("tessel")]
+
+
+def charts(doc):
+    rows = doc["rows"]
+    ours, peers = _series(rows)
+    chart = Chart(title=f"tessel attention vs PyTorch SDPA ({', '.join(peers)}) — {doc['device']} — "
+                        f"{doc.get('date', '')}",
+                  subtitle=f"bf16, [batch, heads, seq, head_dim]; torch {doc['torch']}, CUDA {doc.get('cuda', '?')}; "
+                           "median of CUDA-event timings",
+                  series=ours + peers, peers=peers)
+    for row in rows:
+        chart.cases.append(Case(group=f"d{row['head_dim']}" + (" causal" if row["causal"] else ""),
+                                label=f"seq {size_label(row['seq'])}\nb{row['batch']} h{row['heads']}",
+                                values=dict(row["tflops"])))
+    return [chart]
