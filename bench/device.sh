@@ -270,7 +270,7 @@ step_python() {
     note "python: install FAILED (python_build.log)"; tail -20 "$OUT/python_build.log"; return
   fi
   local rc=0
-  timeout 300 "$venv/bin/python" -m pytest python/tests -q -rfEs >"$OUT/python_tests.txt" 2>&1 || rc=$?
+  timeout 300 "$venv/bin/python" -m pytest python/tests -v -rfEs >"$OUT/python_tests.txt" 2>&1 || rc=$?
   note "python (cuda build, $(( $(date +%s) - t0 )) s): rc=$rc $(tail -1 "$OUT/python_tests.txt")"
 }
 
