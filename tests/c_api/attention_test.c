@@ -4,11 +4,15 @@
  * strides, grouped- and multi-query heads, causal (with q_len > kv_len, so
  * that some rows see no key) and not, default and explicit scale, the
  * log-sum-exp packed and transposed, fp32 / fp16 / bf16, both kernel paths,
- * explicit thread counts. Sizes and values are drawn from the run seed. */
+ * explicit thread counts. Sizes and values are drawn from the run seed.
+ * Where a CUDA device is present (device.h) every 16-bit case runs once more
+ * on device copies of the same buffers, on a stream of its own (fp32
+ * attention is CPU-only). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "device.h"
 #include "groups.h"
 #include "reference.h"
 
@@ -44,7 +48,7 @@ static double lse_error(double* got, double* want, int64_t n, int* inf_mismatch)
   return relative_error(got, want, n);
 }
 
-static void run(const attention_case* ac) {
+static void run(const attention_case* ac, int device) {
   rng r = case_rng(ac->name);
   const int64_t B = uniform_int(&r, 1, 2), Lq = uniform_int(&r, 1, 80), Lk = uniform_int(&r, 1, 80);
   const int64_t H = ac->heads, Hk = ac->kv_heads, D = ac->head_dim;
@@ -65,9 +69,16 @@ static void run(const attention_case* ac) {
   double* got = malloc(sizeof(double) * (size_t)(n_out + n_lse));
   if (!want || !got) exit(2);
   reference_attention(&q, &k, &v, ac->causal, (float)ac->scale, want, want + n_out);
-  const tessel_status s = tessel_attention(&q.t, &k.t, &v.t, &out.t, &lse.t, ac->causal, (float)ac->scale, ac->path,
-                                           ac->threads, NULL);
-  check(s == TESSEL_OK, "attention %s (B=%lld Lq=%lld Lk=%lld): status %s: %s", ac->name, (long long)B,
+  const char* where = device ? " on cuda" : "";
+  view* all[5] = {&q, &k, &v, &out, &lse};
+  tessel_status s = TESSEL_ERROR_DEVICE;
+  int placed = 0;
+  while (device && placed < 5 && device_put(all[placed])) ++placed;
+  if (!device || placed == 5)
+    s = tessel_attention(&q.t, &k.t, &v.t, &out.t, &lse.t, ac->causal, (float)ac->scale, ac->path, ac->threads,
+                         device ? device_stream() : NULL);
+  for (int i = 0; i < placed; ++i) device_get(all[i]);
+  check(s == TESSEL_OK, "attention %s%s (B=%lld Lq=%lld Lk=%lld): status %s: %s", ac->name, where, (long long)B,
         (long long)Lq, (long long)Lk, tessel_status_name(s), tessel_last_error());
   for (int64_t b = 0, i = 0; b < B; ++b)
     for (int64_t t = 0; t < Lq; ++t)
@@ -85,12 +96,13 @@ static void run(const attention_case* ac) {
   const double err = relative_error(got, want, n_out);
   int inf_mismatch = 0;
   const double lerr = lse_error(got + n_out, want + n_out, n_lse, &inf_mismatch);
-  check(err <= tolerance(ac->dtype), "attention %s (B=%lld Lq=%lld Lk=%lld): out relative error %.3g > %.3g",
-        ac->name, (long long)B, (long long)Lq, (long long)Lk, err, tolerance(ac->dtype));
-  check(lerr <= 1e-5 && inf_mismatch == 0, "attention %s (B=%lld Lq=%lld Lk=%lld): lse relative error %.3g, %d rows "
-        "-inf in one and not the other", ac->name, (long long)B, (long long)Lq, (long long)Lk, lerr, inf_mismatch);
-  printf("  attention %-26s B=%lld Lq=%-3lld Lk=%-3lld out error %.2e, lse error %.2e\n", ac->name, (long long)B,
-         (long long)Lq, (long long)Lk, err, lerr);
+  check(err <= tolerance(ac->dtype), "attention %s%s (B=%lld Lq=%lld Lk=%lld): out relative error %.3g > %.3g",
+        ac->name, where, (long long)B, (long long)Lq, (long long)Lk, err, tolerance(ac->dtype));
+  check(lerr <= 1e-5 && inf_mismatch == 0, "attention %s%s (B=%lld Lq=%lld Lk=%lld): lse relative error %.3g, %d "
+        "rows -inf in one and not the other", ac->name, where, (long long)B, (long long)Lq, (long long)Lk, lerr,
+        inf_mismatch);
+  printf("  attention %-26s%-8s B=%lld Lq=%-3lld Lk=%-3lld out error %.2e, lse error %.2e\n", ac->name, where,
+         (long long)B, (long long)Lq, (long long)Lk, err, lerr);
   free(want);
   free(got);
   for (int i = 0; i < 5; ++i) buffer_free(&bufs[i]);
@@ -106,5 +118,7 @@ void attention_tests(void) {
       {"bf16 causal gqa bhsd", BF16, 4, 2, 64, 1, 0.0, 1, 0, TESSEL_PATH_FASTEST, 2},
       {"f16 scale hd128", F16, 2, 1, 128, 0, 0.05, 0, 0, TESSEL_PATH_FASTEST, 1},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) run(&cases[i]);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) run(&cases[i], 0);
+  for (size_t i = 0; device_available() && i < sizeof cases / sizeof cases[0]; ++i)
+    if (cases[i].dtype != F32) run(&cases[i], 1);
 }

@@ -3,10 +3,12 @@
  * padded leading dimensions (and the padding left alone), null strides,
  * batches with a shared operand, alpha/beta, fp32 / fp16 / bf16 in and out,
  * both kernel paths, explicit thread counts. Sizes and values are drawn from
- * the run seed. */
+ * the run seed. Where a CUDA device is present (device.h) every case runs
+ * once more on device copies of the same buffers, on a stream of its own. */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "device.h"
 #include "groups.h"
 #include "reference.h"
 
@@ -35,7 +37,7 @@ static void matrix(view* v, buffer* b, int32_t dtype, int64_t batch, int64_t row
 
 static double tolerance(int32_t out) { return out == TESSEL_DTYPE_BF16 ? 8e-3 : out == TESSEL_DTYPE_F16 ? 2e-3 : 1e-5; }
 
-static void run(const gemm_case* gc) {
+static void run(const gemm_case* gc, int device) {
   rng r = case_rng(gc->name);
   const int64_t M = uniform_int(&r, 1, 70), N = uniform_int(&r, 1, 70), K = gc->zero_k ? 0 : uniform_int(&r, 1, 90);
   view a, b, c;
@@ -53,10 +55,17 @@ static void run(const gemm_case* gc) {
   reference_gemm(&a, &b, &c, gc->alpha, gc->beta, gc->trans_a, gc->trans_b, want);
   snapshot before = snapshot_take(&cb);
 
-  const tessel_status s = tessel_gemm(&a.t, &b.t, &c.t, (float)gc->alpha, (float)gc->beta, gc->trans_a, gc->trans_b,
-                                      gc->path, gc->threads, NULL);
-  check(s == TESSEL_OK, "gemm %s (M=%lld N=%lld K=%lld): status %s: %s", gc->name, (long long)M, (long long)N,
-        (long long)K, tessel_status_name(s), tessel_last_error());
+  const char* where = device ? " on cuda" : "";
+  view* all[3] = {&a, &b, &c};
+  tessel_status s = TESSEL_ERROR_DEVICE;
+  int placed = 0;
+  while (device && placed < 3 && device_put(all[placed])) ++placed;
+  if (!device || placed == 3)
+    s = tessel_gemm(&a.t, &b.t, &c.t, (float)gc->alpha, (float)gc->beta, gc->trans_a, gc->trans_b, gc->path,
+                    gc->threads, device ? device_stream() : NULL);
+  for (int i = 0; i < placed; ++i) device_get(all[i]);
+  check(s == TESSEL_OK, "gemm %s%s (M=%lld N=%lld K=%lld): status %s: %s", gc->name, where, (long long)M,
+        (long long)N, (long long)K, tessel_status_name(s), tessel_last_error());
   for (int64_t e = 0, i = 0; e < (gc->batch ? gc->batch : 1); ++e)
     for (int64_t row = 0; row < M; ++row)
       for (int64_t col = 0; col < N; ++col, ++i) {
@@ -64,11 +73,11 @@ static void run(const gemm_case* gc) {
         got[i] = view_get(&c, gc->batch ? idx3 : idx3 + 1);
       }
   const double err = relative_error(got, want, n);
-  check(err <= tolerance(gc->out), "gemm %s (M=%lld N=%lld K=%lld): relative error %.3g > %.3g", gc->name,
+  check(err <= tolerance(gc->out), "gemm %s%s (M=%lld N=%lld K=%lld): relative error %.3g > %.3g", gc->name, where,
         (long long)M, (long long)N, (long long)K, err, tolerance(gc->out));
-  check(snapshot_unchanged_outside(&before, &c), "gemm %s: wrote outside c (its padding)", gc->name);
-  printf("  gemm %-28s M=%-3lld N=%-3lld K=%-3lld error %.2e\n", gc->name, (long long)M, (long long)N, (long long)K,
-         err);
+  check(snapshot_unchanged_outside(&before, &c), "gemm %s%s: wrote outside c (its padding)", gc->name, where);
+  printf("  gemm %-28s%-8s M=%-3lld N=%-3lld K=%-3lld error %.2e\n", gc->name, where, (long long)M, (long long)N,
+         (long long)K, err);
   snapshot_free(&before);
   free(want);
   free(got);
@@ -93,5 +102,6 @@ void gemm_tests(void) {
       {"f16 -> f32 col-major c", F16, F32, 0, 0, 0, 0, 1, 4, 0, 2.0, 0.0, TESSEL_PATH_FASTEST, 0, 0},
       {"f32 K = 0: beta * C", F32, F32, 0, 0, 0, 0, 0, 0, 0, 1.0, 0.5, TESSEL_PATH_FASTEST, 1, 1},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) run(&cases[i]);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) run(&cases[i], 0);
+  for (size_t i = 0; device_available() && i < sizeof cases / sizeof cases[0]; ++i) run(&cases[i], 1);
 }

@@ -72,6 +72,7 @@ buffer buffer_new(int32_t dtype, int64_t elements) {
   }
   return b;
 }
+size_t buffer_bytes(const buffer* b) { return (size_t)(b->elements > 0 ? b->elements : 1) * element_size(b->dtype); }
 void buffer_free(buffer* b) {
   free(b->data);
   b->data = NULL;
@@ -161,7 +162,7 @@ int64_t view_offset(const view* v, const int64_t* idx) {
 double view_get(const view* v, const int64_t* idx) { return get(v->buf, view_offset(v, idx)); }
 
 snapshot snapshot_take(const buffer* b) {
-  const size_t bytes = (size_t)(b->elements > 0 ? b->elements : 1) * element_size(b->dtype);
+  const size_t bytes = buffer_bytes(b);
   snapshot s = {malloc(bytes), b};
   if (!s.copy) exit(2);
   memcpy(s.copy, b->data, bytes);

@@ -40,6 +40,7 @@ typedef struct buffer {
 } buffer;
 buffer buffer_new(int32_t dtype, int64_t elements);
 void buffer_free(buffer* b);
+size_t buffer_bytes(const buffer* b); /* its storage: elements (at least one) times the dtype's size */
 double get(const buffer* b, int64_t offset);
 void put(buffer* b, int64_t offset, double value);
 /* Values in [-magnitude, magnitude] (magnitude <= 2): any fp32 for fp32, i / 64 otherwise. */

@@ -1,8 +1,10 @@
 /* tests/c_api/main.c — the C ABI's test: a C program (C11, no C++) linked
  * only against libtessel_c. Prints the run seed (TESSEL_SEED replays it),
- * runs every group, exits 1 if any check failed. */
+ * runs every group (the device cases where a CUDA device is present),
+ * exits 1 if any check failed. */
 #include <stdio.h>
 
+#include "device.h"
 #include "groups.h"
 #include "harness.h"
 
@@ -12,6 +14,7 @@ int main(void) {
 #endif
   printf("tessel C ABI test: TESSEL_SEED=%llu (set it to replay), backends: %s\n", (unsigned long long)run_seed(),
          tessel_backends());
+  printf("device cases: %s\n", device_available() ? "run on CUDA device 0" : "skipped (no CUDA device, or no cuda backend)");
   info_tests();
   gemm_tests();
   attention_tests();
