@@ -14,7 +14,7 @@
 # (CMAKE_CUDA_ARCHITECTURES for this build; default 90a, the H100's own),
 # TESSEL_DEVICE_STEPS (the steps, in order; default "build test sanitize bench"),
 # TESSEL_PROBE_MODE (the probe's mode in the bench step: full or quick),
-# TESSEL_SANITIZE_SCOPE (gemm: skip the attention sanitizer runs).
+# TESSEL_SANITIZE_SCOPE (gemm: skip the attention sanitizer runs; attention: only those).
 # The test step also reruns the GEMM and attention tests with TESSEL_CUDA_POLICY=sm80.
 set -uo pipefail
 
@@ -103,7 +103,24 @@ sanitize() {  # tool label command...
   rm -f "$part"
   note "sanitizer $tool on $label: rc=$rc${summ:+ $summ} ($(( $(date +%s) - t0 )) s)"
 }
+# The attention tests (public API: the TMA schedule on sm_90a where tensor maps apply, the ring
+# elsewhere) and the direct launches of both sm90 attention configurations.
+sanitize_attention() {
+  local tool
+  for tool in memcheck racecheck synccheck; do
+    TESSEL_SANITIZE_TIMEOUT=240 sanitize $tool attention "$tests_bin" --gtest_filter="$attention_filter" --gtest_brief=1
+  done
+  if [ -x "$build/tests/tessel_attention_sm90_tests" ]; then
+    for tool in memcheck racecheck synccheck; do
+      sanitize $tool attention_sm90_tests "$build/tests/tessel_attention_sm90_tests" --gtest_brief=1
+    done
+  fi
+}
 step_sanitize() {
+  if [ -x "$tests_bin" ] && [ "${TESSEL_SANITIZE_SCOPE:-all}" = attention ]; then
+    sanitize_attention
+    return
+  fi
   if [ -x "$tests_bin" ]; then
     sanitize memcheck tests "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1
     sanitize racecheck tests "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1
@@ -119,8 +136,7 @@ step_sanitize() {
       sanitize racecheck wgmma_tests "$build/tests/tessel_wgmma_tests" --gtest_brief=1
     fi
     [ "${TESSEL_SANITIZE_SCOPE:-all}" = gemm ] && return
-    TESSEL_SANITIZE_TIMEOUT=240 sanitize memcheck attention "$tests_bin" --gtest_filter="$attention_filter" --gtest_brief=1
-    TESSEL_SANITIZE_TIMEOUT=240 sanitize racecheck attention "$tests_bin" --gtest_filter="$attention_filter" --gtest_brief=1
+    sanitize_attention
   else
     note "sanitizer: no tests/tessel_tests in this build"
   fi

@@ -104,25 +104,37 @@ template <class Atom> constexpr bool c_grouping_is_lane_invariant() {
 
 
 // Whether a lane's C fragment can be re-read as its A fragment with no data
-// leaving the lane: for every (lane, A value v) at (r, c), the C atom tile
-// c / N (counted from the first of the K / N tiles that make one A k-tile)
-// holds (r, c % N) in the same lane, at a value index that is the same in every
-// lane. Then C tiles j·(K/N) .. +K/N of a C register tile ARE A k-tile j
+// leaving the lane. A k-tile k of an A register tile covers columns
+// [k·K, k·K + K) of a row of C atom tiles; for every (lane, A value v) at
+// (r, c) of that k-tile, the C atom tile (k·K + c) / N must hold
+// (r, (k·K + c) % N) in the same lane, at a value index that is the same in
+// every lane. Then the C register tile IS the A register tile, value by value
 // (the FlashAttention-2 trick: P = softmax(S) feeds P·V from registers).
-// c_source_of_a(v) = (c / N)·c_values + that value index, or −1.
-template <class Atom> TESSEL_HOST_DEVICE constexpr int c_source_of_a(int lane, int v) {
+// c_source_of_a(lane, v, k) = (that C tile)·c_values + that value index, or −1:
+// the flat index of A value v of k-tile k in a row of C tiles. It repeats with
+// period a_period = N / K k-tiles where N > K (wgmma: a 16-wide k-tile is a
+// quarter of an n64 C tile), else every k-tile looks alike (mma.sync: one
+// k-tile is two n8 C tiles).
+template <class Atom> TESSEL_HOST_DEVICE constexpr int a_period() { return Atom::N > Atom::K ? Atom::N / Atom::K : 1; }
+template <class Atom> TESSEL_HOST_DEVICE constexpr int c_source_of_a(int lane, int v, int k = 0) {
+  const int period = a_period<Atom>();
+  // Whole periods first: they advance by period·K / N C tiles.
+  const int base = (k / period) * (period * Atom::K / Atom::N) * Atom::c_values;
   const coord a = Atom::a_coord(lane, v);
+  const int col = (k % period) * Atom::K + a.col;
   for (int w = 0; w < Atom::c_values; ++w) {
     const coord x = Atom::c_coord(lane, w);
-    if (x.row == a.row && x.col == a.col % Atom::N) return (a.col / Atom::N) * Atom::c_values + w;
+    if (x.row == a.row && x.col == col % Atom::N) return base + (col / Atom::N) * Atom::c_values + w;
   }
   return -1;
 }
 template <class Atom> constexpr bool c_feeds_a() {
-  if (Atom::K % Atom::N != 0 || Atom::M <= 0) return false;
-  for (int l = 0; l < Atom::lanes; ++l)
-    for (int v = 0; v < Atom::a_values; ++v)
-      if (c_source_of_a<Atom>(l, v) < 0 || c_source_of_a<Atom>(l, v) != c_source_of_a<Atom>(0, v)) return false;
+  if ((Atom::K % Atom::N != 0 && Atom::N % Atom::K != 0) || Atom::M <= 0) return false;
+  for (int k = 0; k < a_period<Atom>(); ++k)
+    for (int l = 0; l < Atom::lanes; ++l)
+      for (int v = 0; v < Atom::a_values; ++v)
+        if (c_source_of_a<Atom>(l, v, k) < 0 || c_source_of_a<Atom>(l, v, k) != c_source_of_a<Atom>(0, v, k))
+          return false;
   return true;
 }
 

@@ -36,7 +36,14 @@
 //   using policy;                          the backend policy P of the tile ops
 //   template <int I> static global_operand<T> operand(p), output(p);  operand_count, output_count;
 //   template <int I> using operand_tile;   (schedules with a copy engine: the extents and layer
-//                                          strides of inputs and outputs, for tensor maps)
+//                                          strides of inputs and outputs, for tensor maps; an op
+//                                          whose epilogue stores through the policy names no output)
+//   optional: static constexpr int resident_operands;   operands 0 .. resident_operands − 1
+//                                          are the ones load_resident copies, the others load()'s
+//                                          (default 0); a copy engine counts each group's bytes
+//   optional: static constexpr bool grouped_layers;      layer l of an operand is entry
+//                                          l % layers of group l / layers (global_operand's
+//                                          groups: attention's (batch, head) pairs)
 // `u` is the consumer's context: the block context plus unit_index(); its lane()
 // counts the unit's lanes (0 .. 127 for a 4-warp group on CUDA).
 //
@@ -58,10 +65,30 @@ namespace tessel {
 
 // One operand as a schedule with a copy engine sees it: the gmatrix of layer 0
 // and the element distance between layers (0: every layer reads the same one).
+// Layers may come in `groups` (an op with grouped_layers): layer l is entry
+// l % layers of group l / layers, at l % layers · layer_stride +
+// l / layers · group_stride (attention: heads within a batch entry; a stride of
+// 0 again means one entry shared by all).
 template <class T> struct global_operand {
   gmatrix<T> matrix;
   std::int64_t layer_stride;
   int layers;
+  std::int64_t group_stride = 0;
+  int groups = 1;
+};
+
+// The op's resident operands (0 when it declares none) and whether its layers come in groups.
+template <class Op, class = void> struct resident_operands_of {
+  static constexpr int value = 0;
+};
+template <class Op> struct resident_operands_of<Op, std::void_t<decltype(Op::resident_operands)>> {
+  static constexpr int value = Op::resident_operands;
+};
+template <class Op, class = void> struct grouped_layers_of {
+  static constexpr bool value = false;
+};
+template <class Op> struct grouped_layers_of<Op, std::void_t<decltype(Op::grouped_layers)>> {
+  static constexpr bool value = Op::grouped_layers;
 };
 
 // The context of one consumer unit: the block context, which unit this is, and

@@ -169,13 +169,11 @@ struct generic_tile_ops {
                                           const rt<Atom, operand::c, TM, TN>& src) {
     static_assert(c_feeds_a<Atom>(), "relayout: this atom's C fragment is not its A fragment");
     static_assert(TK * Atom::K == TN * Atom::N, "relayout: the tiles must have the same shape");
-    constexpr int per_k = Atom::K / Atom::N;
     TESSEL_UNROLL for (int i = 0; i < TM; ++i)
       TESSEL_UNROLL for (int k = 0; k < TK; ++k)
         TESSEL_UNROLL for (int v = 0; v < Atom::a_values; ++v) {
-          const int s = c_source_of_a<Atom>(0, v);
-          dst.frag[i][k][v] = convert<typename Atom::a_type>(
-              to_float(src.frag[i][k * per_k + s / Atom::c_values][s % Atom::c_values]));
+          const int s = c_source_of_a<Atom>(0, v, k);
+          dst.frag[i][k][v] = convert<typename Atom::a_type>(to_float(src.frag[i][s / Atom::c_values][s % Atom::c_values]));
         }
   }
 

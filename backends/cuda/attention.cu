@@ -1,6 +1,8 @@
 // backends/cuda/attention.cu — the CUDA backend's attention entry (bf16 / fp16):
-// wgmma (sm90 policy) on compute capability 9.0, mma.sync (sm80 policy) elsewhere;
-// the configurations are attention_config.hpp's.
+// on a device that runs the sm90 policy (policy_choice.hpp), the TMA schedule
+// where tensor maps can describe q, k and v, else the ring schedule with
+// per-warp wgmma (sm90_ring_attention); mma.sync (sm80 policy) elsewhere and for
+// kernel_path::portable. The configurations are attention_config.hpp's.
 #include <cuda_runtime.h>
 
 #include "backend_entry.hpp"
@@ -11,16 +13,39 @@
 
 namespace tessel::detail {
 
+namespace {
+
+struct attention_launcher {
+  cudaStream_t stream;
+  template <class Tag, class Problem> void operator()(Tag, const Problem& problem) const {
+    using K = typename Tag::type;
+    cuda::launch<K, K::warps * cuda::warp_lanes>(K::shape(problem), K::prepare(problem), stream);
+  }
+};
+
+// Whether the TMA schedule can take the call: tensor maps describe q, k and v.
+struct tma_applies {
+  bool& ok;
+  template <class Tag, class Problem> void operator()(Tag, const Problem& problem) const {
+    using K = typename Tag::type;
+    ok = K::schedule::template supports<typename K::op>(problem);
+  }
+};
+
+}  // namespace
+
 void cuda_attention(const attention_call& call, void* stream) {
   const cuda::device_scope on(call.device);
-  auto launch = [&](auto tag, const auto& problem) {
-    using K = typename decltype(tag)::type;
-    cuda::launch<K, K::cfg::warps * cuda::warp_lanes>(K::shape(problem), problem, static_cast<cudaStream_t>(stream));
-  };
+  const attention_launcher launch{static_cast<cudaStream_t>(stream)};
   using probe = ops::attention_kernel<cuda::sm90, bf16, 128>;
-  if (!call.portable && cuda::use_sm90<probe, probe::cfg::warps * cuda::warp_lanes>())
-    ops::attention_dispatch<cuda::sm90>(call, launch);
-  else ops::attention_dispatch<cuda::sm80>(call, launch);
+  if (!call.portable && cuda::use_sm90<probe, probe::warps * cuda::warp_lanes>()) {
+    bool tma = false;
+    ops::attention_dispatch<cuda::sm90>(call, tma_applies{tma});
+    if (tma) ops::attention_dispatch<cuda::sm90>(call, launch);
+    else ops::attention_dispatch<cuda::sm90_ring_attention>(call, launch);
+  } else {
+    ops::attention_dispatch<cuda::sm80>(call, launch);
+  }
 }
 
 }  // namespace tessel::detail

@@ -11,7 +11,10 @@
 // need a 32 × 128 fp32 accumulator and spill past 255 registers (measured
 // slower, bench/notes/cuda_attention.md); 32 + 2·(16 + 16) = 96 KiB.
 #pragma once
+#include "tessel/core/scope.hpp"
 #include "tessel/cuda/atom/mma_m16n8k16.hpp"
+#include "tessel/cuda/atom/wgmma.hpp"
+#include "tessel/cuda/schedule_sm90.hpp"
 #include "tessel/cuda/swizzle.hpp"
 
 namespace tessel::cuda {
@@ -29,7 +32,46 @@ template <class T, int D> struct sm80_attention_config {
 };
 
 
-// sm_90a: the same kernel on wgmma. Every warp owns 16 query rows, so each
+// sm_90a, the default: the Hopper TMA schedule (schedule_sm90.hpp), cooperative.
+// A producer warpgroup (one thread issuing TMA) fills a ring of K/V stages and,
+// once per work unit, its resident Q slot; Consumers warpgroups (unit
+// = group_scope<4>) each own 64 whole query rows of the BQ = 64·Consumers block,
+// with their own softmax state, masks and epilogue, and share each K/V stage.
+// Per step a warpgroup issues S = Q·Kᵀ (m64n{BKV}k16, both from shared), waits
+// for it, runs the softmax, and issues O += P·V (m64n{D}k16, P from
+// registers) asynchronously: it runs on the tensor cores while the warpgroup
+// starts the next step, and the other warpgroup's softmax overlaps this one's
+// GEMMs (FlashAttention-3's inter-warpgroup overlap, here left to the warp
+// schedulers: no ordering barrier between the two). The atom is wgmma n64; a
+// row of n64 tiles issues as one wider instruction (tile_ops_sm90.hpp). Out
+// and LSE are stored through the policy (any strides). Needs operands a tensor
+// map can describe (16-byte aligned base and strides); other calls take the
+// ring configuration below (attention.cu).
+// Grid: one block per work unit (not persistent): with a causal mask the
+// units' costs differ up to q_len / BQ times, and a persistent grid's fixed
+// stride over them left blocks 3× apart (Run 7); the hardware's block
+// scheduler balances them. So one resident Q slot.
+// Shared memory: Stages × BKV·D·4 bytes of K/V + BQ·D·2 of Q:
+// hd128, BKV 128, 3 stages: 192 + 32 KiB (of 227); hd64, BKV 128, 4 stages:
+// 128 + 16 KiB. A stage is freed one step after its use (its P·V is still in
+// flight), so 2 stages left no load in flight ahead of the consumers (hd128 at
+// 0.51-0.54× cuDNN in Run 7, hd64 on 3 stages at 0.69-0.73×).
+template <class T, int D, int BKV_ = 128, int Stages = (D >= 128 ? 3 : 4), int Consumers = 2, bool Persistent = false>
+struct sm90_tma_attention_config {
+  using atom = wgmma_m64k16<T, 64>;
+  using smem_type = T;
+  using unit = group_scope<4>;
+  using schedule = sm90_tma_schedule<Stages, Consumers, 1, 0, Persistent>;
+  static constexpr int warps = 4 * Consumers, BQ = 64 * Consumers, BKV = BKV_, stages = Stages;
+  static constexpr bool p_in_registers = true;
+  using layout_q = swizzle128<BQ, D, true>;
+  using layout_kt = swizzle128<D, BKV, false>;
+  using layout_v = swizzle128<BKV, D, true>;
+  using layout_p = swizzle128<BQ, BKV, false>;  // unused: P stays in registers
+};
+
+// sm_90a on the ring schedule (sm90_ring_attention policy): the same kernel on
+// per-warp wgmma. Every warp owns 16 query rows, so each
 // warpgroup owns 64 and Q·Kᵀ (m64n128k16, both operands from shared memory)
 // and P·V (m64nDk16, P from registers) are one wgmma per 16-wide K slice
 // (tile_ops_sm90.hpp). 8 warps = 2 warpgroups, BQ 128, BKV 128, 2 stages, one

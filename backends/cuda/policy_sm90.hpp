@@ -1,9 +1,11 @@
 // tessel/cuda/policy_sm90.hpp — the CUDA policy for sm_90a (H100, H200): TMA + wgmma.
 //
 // The sm80 policy's tile ops plus tile_ops_sm90's wgmma paths (the
-// group-scope atom for the GEMM, the per-warp form for attention). GEMM:
-// bf16 / fp16 on the TMA schedule with 2 consumer warpgroups (gemm_config.hpp);
-// fp32 as sm80. Chosen at run time only for a device of compute capability
+// group-scope atom for the GEMM and attention, the per-warp form for the
+// ring attention). GEMM: bf16 / fp16 on the TMA schedule with 2 consumer
+// warpgroups (gemm_config.hpp); fp32 as sm80. Attention: bf16 / fp16 on the
+// TMA schedule (attention_config.hpp), or on the ring (sm90_ring_attention)
+// where a tensor map cannot describe the operands. Chosen at run time only for a device of compute capability
 // 9.0 whose kernels were built for sm_90a, and (GEMM) operands a tensor map can
 // describe (gemm_instance.hpp); any other call runs the sm80 policy.
 #pragma once
@@ -17,6 +19,11 @@ struct sm90 : sm90_tile_ops {
   using context = cuda::context;
   template <class TIn> using gemm_config = sm90_gemm_config<TIn>;
   static constexpr bool attention_fp32 = false;
+  template <class T, int D> using attention_config = sm90_tma_attention_config<T, D>;
+};
+// Attention on the ring schedule with per-warp wgmma: for operands a tensor
+// map cannot describe, and as a measured variant of the TMA configuration.
+struct sm90_ring_attention : sm90 {
   template <class T, int D> using attention_config = sm90_attention_config<T, D>;
 };
 

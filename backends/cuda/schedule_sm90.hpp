@@ -37,6 +37,15 @@
 //             consumer ──arrive, once it has seen its last stage full──▶ c
 //   epilogue: consumers ──st.shared, fence.proxy.async, bar(1 + unit)──▶ lane 0
 //             ──TMA store (bulk group)──▶ C; wait_group.read 1 before a half's reuse
+//   resident operands (an op with resident_bytes, cooperative units only;
+//             attention's Q): two slots beside the ring; the producer fills
+//             slot n % 2 with unit n's load_resident copies (operands below
+//             Op::resident_operands) once resident_empty[n % 2] says the
+//             consumers are done with unit n − 2 (one arrival per consumer
+//             warp after its last retire<0>); resident_full[n % 2] (count 1 +
+//             bytes) → consumers, waited before the unit's first step.
+//   grouped layers (Op::grouped_layers): 4-D maps, layer l = entry
+//             l % layers of group l / layers (attention: head, batch).
 //   phase bits: a thread's pass p over the ring waits full with parity p % 2,
 //   empty with parity (p + 1) % 2 (a fresh barrier's "previous" phase is done).
 //
@@ -51,6 +60,7 @@
 
 #include "tessel/core/pipeline.hpp"
 #include "tessel/core/register_tile.hpp"
+#include "tessel/core/shared_tile.hpp"
 #include "tessel/cuda/arch/cluster.hpp"
 #include "tessel/cuda/arch/ldmatrix.hpp"
 #include "tessel/cuda/arch/tma.hpp"
@@ -66,7 +76,9 @@ template <class Problem, int N> struct tma_params {
   CUtensorMap maps[N];  // one per operand, 64-byte aligned
   CUtensorMap out_map;  // output 0, where out_tma
   Problem problem;
-  bool layered[N];  // false: the operand is shared by every layer (layer coordinate 0)
+  int layers[N];      // grouped layers: entries per group (layer l = entry l % layers of group l / layers)
+  bool layered[N];    // false: the operand is shared by every layer (layer coordinate 0)
+  bool grouped[N];    // false: ... by every group (group coordinate 0); grouped_layers ops only
   bool out_tma, out_layered;
 };
 
@@ -84,10 +96,12 @@ template <class Op> struct paired_operand_of<Op, std::void_t<decltype(Op::paired
   static constexpr int value = Op::paired_operand;
 };
 
-template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32> struct sm90_tma_schedule {
+template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32, bool Persistent = true>
+struct sm90_tma_schedule {
   static_assert(Stages >= 2 && Consumers >= 1, "sm90_tma_schedule: at least two stages and one consumer warpgroup");
   static_assert(Cluster == 1 || Cluster == 2, "sm90_tma_schedule: clusters of 1 or 2 blocks");
-  static_assert(EpilogueKiB == 16 || EpilogueKiB == 32, "sm90_tma_schedule: 16 or 32 KiB of epilogue staging per consumer");
+  static_assert(EpilogueKiB == 0 || EpilogueKiB == 16 || EpilogueKiB == 32,
+                "sm90_tma_schedule: 0 (an op storing through the policy), 16 or 32 KiB of epilogue staging per consumer");
   static constexpr int stage_align = 1024;  // 128-byte swizzled TMA boxes
   static constexpr int producer_registers = 40, consumer_registers = 232;
 
@@ -96,24 +110,41 @@ template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32> stru
   static_assert(Consumers * 128 * consumer_registers + 128 * producer_registers <= 65536,
                 "sm90_tma_schedule: the register file cannot hold these warpgroups");
 
-  template <class Op> static constexpr int barrier_bytes = (2 * Stages + Consumers) * 8;
+  // Resident operands (Op::resident_bytes, filled by load_resident once per work
+  // unit): two slots in a persistent grid, so that the next unit's copy lands
+  // while this one computes; one where every block runs one unit.
+  static constexpr int resident_slots = Persistent ? 2 : 1;
+  template <class Op>
+  static constexpr int resident_slot_bytes = (resident_bytes_of<Op>::value + stage_align - 1) / stage_align * stage_align;
+  template <class Op> static constexpr bool has_resident = resident_bytes_of<Op>::value > 0;
+  template <class Op>
+  static constexpr int barrier_bytes = (2 * Stages + Consumers + (has_resident<Op> ? 2 * resident_slots : 0)) * 8;
   // Per consumer: two halves (of 8 or 16 KiB) that the epilogue's rounds
   // alternate between (tile_ops_sm90's staging), so a round's shared stores
   // overlap the previous round's TMA store reading the other half.
   static constexpr int epilogue_bytes = EpilogueKiB * 1024, round_bytes = epilogue_bytes / 2;
+  // Shared memory, from its 1024-aligned start: the stages, the resident
+  // slots, the epilogue staging of each consumer, the barriers.
+  template <class Op>
+  static constexpr int epilogue_offset =
+      Stages * Op::stage_bytes + (has_resident<Op> ? resident_slots * resident_slot_bytes<Op> : 0);
+  template <class Op> static constexpr int barriers_offset = epilogue_offset<Op> + Consumers * epilogue_bytes;
   template <class Op> static launch_shape shape(const typename Op::problem& p) {
     static_assert(Op::unit::warps == 4 && (Op::units == Consumers || Op::units == 1),
                   "sm90_tma_schedule: warpgroup units, one per consumer (cooperative) or one per work unit (alternating)");
     static_assert(Cluster == 1 || (Op::units == Consumers && paired_operand_of<Op>::value >= 0),
                   "sm90_tma_schedule: a cluster pair runs cooperative units of an op that names its paired_operand");
+    static_assert(!has_resident<Op> || (Op::units == Consumers && Cluster == 1),
+                  "sm90_tma_schedule: resident operands in cooperative single blocks only");
     launch_shape s;
     const long long work = (long long)Op::tiles(p) * Op::layers(p);
     const long long blocks = (work + Cluster - 1) / Cluster * Cluster;
     s.grid_x = blocks < (1LL << 30) ? int(blocks) : (1 << 30);
-    s.persistent = true;
+    s.persistent = Persistent;  // else one block per unit: the hardware balances uneven units (causal)
     s.cluster_x = Cluster;
     s.warps = warps<Op>;
-    s.smem_bytes = 1024 + Stages * Op::stage_bytes + Consumers * epilogue_bytes + barrier_bytes<Op>;  // 1024: alignment
+    s.smem_bytes = 1024 + Stages * Op::stage_bytes + (has_resident<Op> ? resident_slots * resident_slot_bytes<Op> : 0) +
+                   Consumers * epilogue_bytes + barrier_bytes<Op>;  // 1024: alignment
     return s;
   }
 
@@ -129,8 +160,11 @@ template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32> stru
   template <class Op, int I> static void fill_map(params<Op>& pp, const typename Op::problem& p) {
     using L = typename Op::template operand_tile<I>::layout;
     const auto g = Op::template operand<I>(p);
-    pp.maps[I] = make_tensor_map(g.matrix, g.layer_stride, g.layers, split_outer<Op, I> ? L::outer / 2 : L::outer);
+    pp.maps[I] = make_tensor_map(g.matrix, g.layer_stride, g.layers, split_outer<Op, I> ? L::outer / 2 : L::outer,
+                                 grouped_layers_of<Op>::value, g.group_stride, g.groups);
+    pp.layers[I] = g.layers;
     pp.layered[I] = g.layer_stride != 0;
+    pp.grouped[I] = g.group_stride != 0;
   }
   // Whether every operand of p can be read through a tensor map.
   template <class Op> static bool supports(const typename Op::problem& p) {
@@ -139,7 +173,12 @@ template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32> stru
   template <class Op, int... I> static bool supports_each(const typename Op::problem& p, std::integer_sequence<int, I...>) {
     return (... && [&] {
       const auto g = Op::template operand<I>(p);
-      return tma_compatible(g.matrix, g.layer_stride);
+      // The matrix's contiguous dimension must be the tile's (a view whose
+      // strides are both 1 would otherwise be mapped the wrong way round).
+      using L = typename Op::template operand_tile<I>::layout;
+      const bool along = L::cols_contiguous_in_chunks ? g.matrix.col_stride == 1
+                                                      : g.matrix.row_stride == 1 && g.matrix.col_stride != 1;
+      return along && tma_compatible(g.matrix, g.layer_stride, g.group_stride);
     }());
   }
   template <class Op> static params<Op> prepare(const typename Op::problem& p) {
@@ -147,11 +186,14 @@ template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32> stru
     pp.problem = p;
     fill_maps<Op>(pp, p, std::make_integer_sequence<int, Op::operand_count>{});
     // Output 0 through a staged TMA store where a map can describe it row by row.
-    const auto out = Op::template output<0>(p);
-    pp.out_tma = out.matrix.col_stride == 1 && tma_compatible(out.matrix, out.layer_stride);
-    if (pp.out_tma)
-      pp.out_map = make_tensor_map(out.matrix, out.layer_stride, out.layers, Op::template output_tile<0>::rows);
-    pp.out_layered = out.layer_stride != 0;
+    pp.out_tma = pp.out_layered = false;
+    if constexpr (Op::output_count > 0 && EpilogueKiB > 0) {
+      const auto out = Op::template output<0>(p);
+      pp.out_tma = out.matrix.col_stride == 1 && tma_compatible(out.matrix, out.layer_stride);
+      if (pp.out_tma)
+        pp.out_map = make_tensor_map(out.matrix, out.layer_stride, out.layers, Op::template output_tile<0>::rows);
+      pp.out_layered = out.layer_stride != 0;
+    }
     return pp;
   }
 
@@ -171,7 +213,12 @@ template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32> stru
       const int inner0 = CC ? col0 : row0, outer0 = CC ? row0 : col0;
       const std::uint32_t base = arch::shared_address(dst.data);
       const int z = pp.layered[I] ? layer : 0;
-      if constexpr (Cluster > 1 && I == paired_operand_of<Op>::value) {
+      if constexpr (grouped_layers_of<Op>::value) {  // 4-D map: (entry, group) of the layer
+        const int entry = pp.layered[I] ? layer % pp.layers[I] : 0, group = pp.grouped[I] ? layer / pp.layers[I] : 0;
+        TESSEL_UNROLL for (int panel = 0; panel < panels; ++panel)
+          arch::tma_load_4d(base + panel * L::outer * line_bytes, &pp.maps[I], inner0 + 64 * panel, outer0, entry, group,
+                            bar);
+      } else if constexpr (Cluster > 1 && I == paired_operand_of<Op>::value) {
         constexpr bool by_lines = split_outer<Op, I>;
         constexpr int half_panels = by_lines ? panels : panels / 2, half_lines = by_lines ? L::outer / 2 : L::outer;
         static_assert(!by_lines || half_lines % 8 == 0, "tma_loader: half a tile keeps whole 1024-byte swizzle rows");
@@ -249,12 +296,17 @@ template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32> stru
     }
   };
 
-  // Bytes the copies of one stage deliver (the expect_tx of its full barrier).
-  template <class Op, class Seq = std::make_integer_sequence<int, Op::operand_count>> struct stage_copy_bytes;
-  template <class Op, int... I> struct stage_copy_bytes<Op, std::integer_sequence<int, I...>> {
+  // Bytes the copies of one stage deliver (the expect_tx of its full barrier):
+  // operands resident_operands .. operand_count − 1; those of load_resident:
+  // operands 0 .. resident_operands − 1.
+  template <class Op, int I> static constexpr std::uint32_t operand_bytes =
+      std::uint32_t(sizeof(typename Op::template operand_tile<I>::value_type) * Op::template operand_tile<I>::size);
+  template <class Op, bool Resident, class Seq = std::make_integer_sequence<int, Op::operand_count>> struct copy_bytes;
+  template <class Op, bool Resident, int... I> struct copy_bytes<Op, Resident, std::integer_sequence<int, I...>> {
     static constexpr std::uint32_t value =
-        (0u + ... + std::uint32_t(sizeof(typename Op::template operand_tile<I>::value_type) * Op::template operand_tile<I>::size));
+        (0u + ... + ((I < resident_operands_of<Op>::value) == Resident ? operand_bytes<Op, I> : 0u));
   };
+  template <class Op> using stage_copy_bytes = copy_bytes<Op, false>;
 
   // One work unit of this block: the op's unit `id` (a cluster pair's phantom
   // second unit: a copy of the first, not stored), and whether its paired
@@ -281,11 +333,15 @@ template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32> stru
     const typename Op::problem& p = pp.problem;
     char* arena = ctx.smem();
     char* smem = arena + ((1024 - (arch::shared_address(arena) & 1023)) & 1023);
-    const std::uint32_t bars = arch::shared_address(smem + Stages * Op::stage_bytes + Consumers * epilogue_bytes);
+    const std::uint32_t bars = arch::shared_address(smem + barriers_offset<Op>);
     const auto full = [&](int s) { return bars + 8 * s; };
     const auto empty = [&](int s) { return bars + 8 * (Stages + s); };
     const auto turn = [&](int c) { return bars + 8 * (2 * Stages + c); };
     const auto stage = [&](int s) { return Op::stage_at(smem + s * Op::stage_bytes); };
+    // Resident slot r: its shared bytes and its full / empty barriers.
+    const auto resident = [&](int r) { return smem + Stages * Op::stage_bytes + r * resident_slot_bytes<Op>; };
+    const auto resident_full = [&](int r) { return bars + 8 * (2 * Stages + Consumers + r); };
+    const auto resident_empty = [&](int r) { return bars + 8 * (2 * Stages + Consumers + resident_slots + r); };
     // Cooperative: the consumers share each work unit (Op::units == Consumers).
     // Alternating ("ping-pong"): consumer c takes the block's work units c,
     // c + Consumers, ... whole, so one's epilogue overlaps another's mainloop.
@@ -297,6 +353,11 @@ template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32> stru
         arch::mbarrier_init(empty(s), consumer_warps * Cluster);
       }
       for (int c = 0; c < Consumers; ++c) arch::mbarrier_init(turn(c), 1);
+      if constexpr (has_resident<Op>)
+        for (int r = 0; r < resident_slots; ++r) {
+          arch::mbarrier_init(resident_full(r), 1);
+          arch::mbarrier_init(resident_empty(r), consumer_warps);
+        }
       arch::mbarrier_init_fence();
     }
     if constexpr (Cluster > 1) arch::cluster_sync();  // the peer's barriers exist before anyone arrives on them
@@ -313,9 +374,17 @@ template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32> stru
         for (int i = 0; i < Op::operand_count; ++i) arch::tma_prefetch_map(&pp.maps[i]);
         constexpr std::uint32_t bytes = stage_copy_bytes<Op>::value;
         int s = 0, phase = 0;
-        for (long long i = first_pair; i < pairs; i += pair_stride) {
+        long long mine = 0;
+        for (long long i = first_pair; i < pairs; i += pair_stride, ++mine) {
           const unit_of<Op> un = unit_at<Op>(p, i, rank, work, tiles);
           const int steps = Op::steps(p, un.w);
+          if constexpr (has_resident<Op>) {  // once the consumers are done with the unit two before
+            const int r = int(mine % resident_slots), pass = int(mine / resident_slots) & 1;
+            arch::mbarrier_wait(resident_empty(r), pass ^ 1);
+            arch::mbarrier_arrive_expect_tx(resident_full(r), copy_bytes<Op, true>::value);
+            tma_loader<Op> ld{pp, resident_full(r), rank, false};
+            Op::load_resident(ld, resident(r), p, un.w);
+          }
           for (int k = 0; k < steps; ++k) {
             arch::mbarrier_wait(empty(s), phase ^ 1);
             arch::mbarrier_arrive_expect_tx(full(s), bytes);
@@ -326,16 +395,19 @@ template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32> stru
         }
       }
     } else {
-      consume<Op>(ctx, pp, smem, full, empty, turn, stage, work, tiles, pairs, rank, first_pair, pair_stride);
+      consume<Op>(ctx, pp, smem, full, empty, turn, stage, resident, resident_full, resident_empty, work, tiles, pairs,
+                  rank, first_pair, pair_stride);
     }
     // A block leaves only once its peer no longer arrives on its barriers or writes its stages.
     if constexpr (Cluster > 1) arch::cluster_sync();
   }
 
-  template <class Op, class Ctx, class Full, class Empty, class Turn, class Stage>
+  template <class Op, class Ctx, class Full, class Empty, class Turn, class Stage, class Res, class ResFull,
+            class ResEmpty>
   TESSEL_DEVICE static void consume(Ctx& ctx, const params<Op>& pp, char* smem, Full full, Empty empty, Turn turn,
-                                    Stage stage, long long work, int tiles, long long pairs, int rank,
-                                    long long first_pair, long long pair_stride) {
+                                    Stage stage, Res resident, ResFull resident_full, ResEmpty resident_empty,
+                                    long long work, int tiles, long long pairs, int rank, long long first_pair,
+                                    long long pair_stride) {
     const typename Op::problem& p = pp.problem;
     constexpr bool alternating = Op::units == 1 && Consumers > 1;
     arch::setmaxnreg_inc<consumer_registers>();
@@ -352,7 +424,7 @@ template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32> stru
           if (r != rank) arch::mbarrier_arrive_remote(arch::peer_address(empty(s), r));
       }
     };
-    tma_storer<Op> out{pp, arch::shared_address(smem + Stages * Op::stage_bytes + me * epilogue_bytes), 1 + me,
+    tma_storer<Op> out{pp, arch::shared_address(smem + epilogue_offset<Op> + me * epilogue_bytes), 1 + me,
                        u.lane() == 0};
     int s = 0, phase = 0, turn_phase = 0;
     long long mine = 0;
@@ -377,7 +449,14 @@ template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32> stru
       };
       if (steps == 0) pass_turn();
       typename Op::state st;
-      Op::start(u, st, p, un.w);
+      int r = 0;
+      if constexpr (has_resident<Op>) {  // this unit's resident operands have landed
+        r = int(mine % resident_slots);
+        Op::start(u, st, p, un.w, resident(r));
+        arch::mbarrier_wait(resident_full(r), int(mine / resident_slots) & 1);
+      } else {
+        Op::start(u, st, p, un.w);
+      }
       int previous = -1;
       for (int k = 0; k < steps; ++k) {
         arch::mbarrier_wait(full(s), phase);
@@ -390,6 +469,8 @@ template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32> stru
       }
       Op::template retire<0>(u, st);
       if (previous >= 0) release(previous);
+      if constexpr (has_resident<Op>)
+        if (signals) arch::mbarrier_arrive(resident_empty(r));  // its slot may take the unit after next
       if (un.store) Op::finish(u, out, st, p, un.w);
     }
     if (out.issuer) arch::bulk_wait<0>();  // every store of this block done before it exits

@@ -38,6 +38,23 @@ namespace sm90_detail {
 // Whether a warp's 16 × (8·TN) accumulator is one wgmma N.
 template <int TN> constexpr bool wgmma_n = TN == 8 || TN == 16 || TN == 32;
 
+// The widest wgmma N (256, 128 or 64) that covers whole atom tiles of N
+// columns and divides a row of TN of them: adjacent C atom tiles of a row are
+// one wider instruction's accumulator, register for register (the C map at
+// N' = p·N is the one at N, tile after tile).
+template <int N, int TN>
+constexpr int wgmma_width = (TN * N) % 256 == 0 && 256 % N == 0 ? 256 : (TN * N) % 128 == 0 && 128 % N == 0 ? 128 : N;
+// Those tiles as the wider instruction's accumulator array.
+template <int W, int N> TESSEL_DEVICE float (&wide(float (&first)[N]))[W / 2] {
+  return *reinterpret_cast<float(*)[W / 2]>(&first);
+}
+// Keeps the compiler from moving accesses to a tile's registers across an asynchronous wgmma.
+template <class Tile> TESSEL_DEVICE void fence_tile(Tile& c) {
+  TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
+    TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
+      TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) arch::fence_register(c.frag[i][j][v]);
+}
+
 // Descriptor of K slice ks (16 wide, starting at k element 16·ks) of a
 // swizzle128 operand tile. KMajor: lines run along K (Lines = the M or N
 // extent, one 128-byte line each, first line `line0`); else lines run along
@@ -91,27 +108,111 @@ struct sm90_tile_ops : sm80_tile_ops {
   // ---- the group-scope wgmma atom (atom/wgmma.hpp) ------------------------------
   // C += A·B for a warpgroup (u: a group_scope<4> unit context), A rows
   // a_row0 .. and B columns b_col0 .. of swizzle128 shared tiles, every K slice
-  // of the tiles; one wgmma per (64-row, N-column) atom tile and K slice, all in
-  // one commit group. Returns with them in flight: mma_wait<n>(c) retires them.
+  // of the tiles; per 64-row atom tile and K slice, one wgmma per W columns
+  // (sm90_detail::wgmma_width: adjacent atom tiles of a row are one wider
+  // instruction, m64n128 for two n64 tiles), all in one commit group. Returns
+  // with them in flight: mma_wait<n>(c) retires them.
   template <class U, class T, int N, int TM, int TN, int BM, int BK, bool AK, int BK2, int BN, bool BNC>
   TESSEL_DEVICE static void mma(U& /*u*/, rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& c, st<T, swizzle128<BM, BK, AK>> a,
                                 st<T, swizzle128<BK2, BN, BNC>> b, int a_row0, int b_col0) {
     static_assert(U::lanes == 128, "mma: the wgmma atom runs on a group_scope<4> unit");
     static_assert(BK == BK2 && BK % 16 == 0, "mma: A's K must equal B's K, a multiple of 16");
+    constexpr int W = sm90_detail::wgmma_width<N, TN>, per = W / N;
     const std::uint32_t sa = arch::shared_address(a.data), sb = arch::shared_address(b.data);
-    TESSEL_UNROLL for (int i = 0; i < TM; ++i)
-      TESSEL_UNROLL for (int j = 0; j < TN; ++j)
-        TESSEL_UNROLL for (int v = 0; v < N / 2; ++v) arch::fence_register(c.frag[i][j][v]);
+    sm90_detail::fence_tile(c);
     arch::wgmma_fence();
     TESSEL_UNROLL for (int ks = 0; ks < BK / 16; ++ks)
       TESSEL_UNROLL for (int i = 0; i < TM; ++i)
-        TESSEL_UNROLL for (int j = 0; j < TN; ++j) {
+        TESSEL_UNROLL for (int j = 0; j < TN; j += per) {
           const std::uint64_t da = sm90_detail::operand_descriptor<BM, BK, AK, T>(sa, a_row0 + 64 * i, ks);
           const std::uint64_t db = sm90_detail::operand_descriptor<BN, BK, !BNC, T>(sb, b_col0 + N * j, ks);
-          arch::wgmma_ss<AK ? 0 : 1, BNC ? 1 : 0>(c.frag[i][j], da, db, T{});
+          arch::wgmma_ss<AK ? 0 : 1, BNC ? 1 : 0>(sm90_detail::wide<W>(c.frag[i][j]), da, db, T{});
         }
     arch::wgmma_commit();
   }
+  // C += A·B for a warpgroup, A in registers (the atom's A fragments, 64·TM
+  // rows × 16·TK), B rows b_row0 .. and columns b_col0 .. of a swizzle128 shared
+  // tile: one wgmma per (64-row tile, W columns, K slice), all in one commit
+  // group, in flight on return. Every A register is packed before the first
+  // wgmma issues (writing one between them makes ptxas serialise the chain).
+  template <class U, class T, int N, int TM, int TN, int TK, int BK, int BN, bool BNC>
+  TESSEL_DEVICE static void mma(U& /*u*/, rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& c,
+                                const rt<wgmma_m64k16<T, N>, operand::a, TM, TK>& a, st<T, swizzle128<BK, BN, BNC>> b,
+                                int b_row0, int b_col0) {
+    static_assert(U::lanes == 128, "mma: the wgmma atom runs on a group_scope<4> unit");
+    static_assert(BN % 64 == 0, "mma: wgmma tiles are 64-column aligned");
+    constexpr int W = sm90_detail::wgmma_width<N, TN>, per = W / N;
+    std::uint32_t ra[TM][TK][4];
+    TESSEL_UNROLL for (int i = 0; i < TM; ++i)
+      TESSEL_UNROLL for (int k = 0; k < TK; ++k)
+        TESSEL_UNROLL for (int h = 0; h < 4; ++h)
+          ra[i][k][h] = std::uint32_t(a.frag[i][k][2 * h].bits) | (std::uint32_t(a.frag[i][k][2 * h + 1].bits) << 16);
+    const std::uint32_t sb = arch::shared_address(b.data);
+    sm90_detail::fence_tile(c);
+    arch::wgmma_fence();
+    TESSEL_UNROLL for (int k = 0; k < TK; ++k)
+      TESSEL_UNROLL for (int i = 0; i < TM; ++i)
+        TESSEL_UNROLL for (int j = 0; j < TN; j += per) {
+          const std::uint64_t db = sm90_detail::operand_descriptor<BN, BK, !BNC, T>(sb, b_col0 + N * j, b_row0 / 16 + k);
+          arch::wgmma_rs<BNC ? 1 : 0>(sm90_detail::wide<W>(c.frag[i][j]), ra[i][k], db, T{});
+        }
+    arch::wgmma_commit();
+  }
+  // C tile -> A tile in registers (generic_tile_ops::relayout: A value v of
+  // k-tile k is C value 8·(k % 4) + v of C atom tile k / 4 at N = 64; in
+  // general c_source_of_a), two values per cvt.
+  template <class Ctx, class T, int N, int TM, int TN, int TK>
+  TESSEL_DEVICE static void relayout(Ctx& /*ctx*/, rt<wgmma_m64k16<T, N>, operand::a, TM, TK>& dst,
+                                     const rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& src) {
+    using atom = wgmma_m64k16<T, N>;
+    static_assert(TK * 16 == TN * N, "relayout: the tiles must have the same shape");
+    static_assert(c_source_of_a<atom>(0, 0, 1) == 8 && c_source_of_a<atom>(0, 7, 1) == 15 &&
+                      c_source_of_a<atom>(0, 1, 0) == 1 && c_source_of_a<atom>(0, 6, 0) == 6,
+                  "relayout: A value v of k-tile k must be C value 8k + v of the row");
+    TESSEL_UNROLL for (int i = 0; i < TM; ++i)
+      TESSEL_UNROLL for (int k = 0; k < TK; ++k)
+        TESSEL_UNROLL for (int h = 0; h < 4; ++h) {
+          const int s = 8 * k + 2 * h;  // c_source_of_a(lane, 2h, k), checked above
+          const float* f = &src.frag[i][s / atom::c_values][s % atom::c_values];
+          const std::uint32_t r = arch::cvt_pack(f[0], f[1], T{});
+          dst.frag[i][k][2 * h] = T::from_bits(std::uint16_t(r & 0xffffu));
+          dst.frag[i][k][2 * h + 1] = T::from_bits(std::uint16_t(r >> 16));
+        }
+  }
+  // out[i][v] = op over the row of value v (generic_tile_ops::row_reduce): a
+  // lane's values v with (v % 4) / 2 = 0 lie in row g of its warp's 16, the
+  // others in row g + 8 (atom/wgmma.hpp); fold each in the lane, then over
+  // lanes xor 1, 2. Spelled out because the generic one's constexpr grouping
+  // of 32-128 values per atom tile costs the compiler minutes.
+  template <class Ctx, class T, int N, int TM, int TN, class Op>
+  TESSEL_DEVICE static void row_reduce(Ctx& ctx, col_vector<rt<wgmma_m64k16<T, N>, operand::c, TM, TN>>& out,
+                                       const rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& t, Op op) {
+    TESSEL_UNROLL for (int i = 0; i < TM; ++i) {
+      float acc[2] = {t.frag[i][0][0], t.frag[i][0][2]};
+      TESSEL_UNROLL for (int j = 0; j < TN; ++j)
+        TESSEL_UNROLL for (int v = 0; v < N / 2; ++v)
+          if (j != 0 || (v != 0 && v != 2)) acc[(v % 4) / 2] = op(acc[(v % 4) / 2], t.frag[i][j][v]);
+      TESSEL_UNROLL for (int h = 0; h < 2; ++h) {
+        acc[h] = op(acc[h], ctx.shfl_xor(acc[h], 1));
+        acc[h] = op(acc[h], ctx.shfl_xor(acc[h], 2));
+      }
+      TESSEL_UNROLL for (int v = 0; v < N / 2; ++v) out.value[i][v] = acc[(v % 4) / 2];
+    }
+  }
+  using sm80_tile_ops::row_reduce;
+  // t(r, c) = exp2(t(r, c)·scale − vec[r]) on ex2.approx.ftz, as the sm80 path
+  // (same bound) for a wgmma accumulator.
+  template <class T, int N, int TM, int TN>
+  TESSEL_DEVICE static void broadcast_rows(rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& t,
+                                           const col_vector<rt<wgmma_m64k16<T, N>, operand::c, TM, TN>>& vec,
+                                           exp2_of_difference f) {
+    TESSEL_UNROLL for (int i = 0; i < TM; ++i)
+      TESSEL_UNROLL for (int j = 0; j < TN; ++j)
+        TESSEL_UNROLL for (int v = 0; v < N / 2; ++v)
+          t.frag[i][j][v] = arch::ex2_approx(fmaf(t.frag[i][j][v], f.scale, -vec.value[i][v]));
+  }
+  using sm80_tile_ops::broadcast_rows;
+  using sm80_tile_ops::relayout;
   // Waits until at most Pending commit groups of this warpgroup are in flight;
   // the accumulator registers are fenced so no access to them moves above the wait.
   template <int Pending, class T, int N, int TM, int TN>

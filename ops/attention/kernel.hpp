@@ -1,8 +1,9 @@
 // tessel/ops/attention/kernel.hpp — attention forward (FlashAttention 2), written once.
 //
-// One block owns BQ query rows of one (batch, head); its warps split those rows
-// (WQ = BQ / warps each), so every softmax row lives in one warp. K and V flow
-// past in BKV-row tiles through a ring of `stages` shared tiles. Per tile:
+// One block owns BQ query rows of one (batch, head); its consumer units (warps,
+// or warpgroups where the atom is group-scope) split those rows (WQ = BQ /
+// units each), so every softmax row lives in one unit. K and V flow past in
+// BKV-row tiles through the schedule's shared stages. Per tile:
 //   S = Q·Kᵀ (raw; masked: keys past kv_len, and the causal triangle aligned
 //       bottom-right, to −inf), c = scale·log2(e)
 //   m' = max(m, rowmax S);  P = exp2(c·S − b');  l = l·exp2(b − b') + rowsum P
@@ -18,6 +19,14 @@
 //     defaults, checks) is core/attention_contract.hpp. p_in_registers: P
 //     feeds P·V straight from registers (P::relayout + the register-A mma) —
 //     no shared P tile, one block barrier per KV tile instead of two.
+//   Asynchronous mma (P::mma_wait): S is waited for before the softmax; P·V
+//     is left in flight over the end of the step (retire<N> waits for it), so
+//     that it runs on the tensor cores back to back with the next step's Q·Kᵀ.
+//   For schedules with a copy engine (tensor maps): operand 0 is Q (resident,
+//     one copy per work unit), 1 Kᵀ and 2 V (per step); a layer is a
+//     (batch, head) pair, heads grouped per batch entry (grouped_layers). The
+//     epilogue stores through the policy (any out and LSE strides), so the op
+//     names no output.
 #pragma once
 #include <cstdint>
 #include <type_traits>
@@ -43,6 +52,14 @@ template <class T> struct attention_problem {
   float scale_log2;  // scale · log2(e)
 };
 
+// The schedule a config names (default: the portable ring).
+template <class P, class Cfg, class = void> struct attention_schedule_of_config {
+  using type = ring_schedule<P, Cfg::stages>;
+};
+template <class P, class Cfg> struct attention_schedule_of_config<P, Cfg, std::void_t<typename Cfg::schedule>> {
+  using type = typename Cfg::schedule;
+};
+
 template <class P, class T, int D> struct attention_stages {
   using cfg = typename P::template attention_config<T, D>;
   using config = attention_config_of<cfg, D>;  // core/attention_contract.hpp: checks and defaults
@@ -57,7 +74,9 @@ template <class P, class T, int D> struct attention_stages {
   using p_type = std::conditional_t<p_regs, typename atom::a_type, smem_t>;
   static constexpr bool compensate_l = std::is_same_v<p_type, float>;
   static constexpr bool keep_b = config::keep_scaled_max;
-  static constexpr int BQ = config::BQ, BKV = config::BKV, S = config::stages, WQ = BQ / config::warps;
+  using unit = typename config::unit;
+  static constexpr int units = config::units;
+  static constexpr int BQ = config::BQ, BKV = config::BKV, S = config::stages, WQ = BQ / units;
 
   using tile_q = st<smem_t, typename cfg::layout_q>;
   using tile_kt = st<smem_t, typename cfg::layout_kt>;
@@ -70,15 +89,17 @@ template <class P, class T, int D> struct attention_stages {
                     tile_v::rows == BKV && tile_v::cols == D && tile_p::rows == BQ && tile_p::cols == BKV,
                 "attention: the config's shared layouts have the wrong shapes");
 
-  static constexpr int bytes(int elems) { return (int(sizeof(smem_t)) * elems + 127) / 128 * 128; }
+  using schedule = typename attention_schedule_of_config<P, cfg>::type;
+  // Bytes of each shared tile, rounded to the schedule's alignment (128; 1024
+  // where a copy engine writes 128-byte-swizzled tiles).
+  static constexpr int align = schedule::stage_align;
+  static constexpr int bytes(int elems) { return (int(sizeof(smem_t)) * elems + align - 1) / align * align; }
   static constexpr int q_bytes = bytes(tile_q::size), kt_bytes = bytes(tile_kt::size);
   static constexpr int v_bytes = bytes(tile_v::size), p_bytes = p_regs ? 0 : bytes(tile_p::size);
   // ---- stage bodies (core/pipeline.hpp) -------------------------------------
   // A work unit is BQ query rows of one (batch, head); a step is one K/V tile.
   // Q (and P where it goes through shared memory) stay resident for the unit.
   using policy = P;
-  using unit = warp_scope;
-  static constexpr int units = config::warps;
   static constexpr int resident_bytes = q_bytes + p_bytes;
   static constexpr int stage_bytes = kt_bytes + v_bytes;
   struct stage {
@@ -128,12 +149,30 @@ template <class P, class T, int D> struct attention_stages {
     return {v, p.kv_len, D, p.v_ss, 1, vec16(v, p.v_ss)};
   }
 
+  // The operands as a copy engine sees them: layer l = b · heads + head (Q)
+  // or b · kv_heads + kv_head (K, V), heads grouped per batch entry.
+  static constexpr int operand_count = 3, output_count = 0, resident_operands = 1;
+  static constexpr bool grouped_layers = true;
+  template <int I> using operand_tile = std::conditional_t<I == 0, tile_q, std::conditional_t<I == 1, tile_kt, tile_v>>;
+  template <int I> static global_operand<const T> operand(const problem& p) {
+    work w0{};
+    if constexpr (I == 0) return {q_of(p, w0), p.q_hs, p.heads, p.q_bs, p.batch};
+    else if constexpr (I == 1) return {kt_of(p, w0), p.k_hs, p.kv_heads, p.k_bs, p.batch};
+    else return {v_of(p, w0), p.v_hs, p.kv_heads, p.v_bs, p.batch};
+  }
+
   template <class Ld> TESSEL_HOST_DEVICE static void load_resident(Ld& ld, char* resident, const problem& p, const work& w) {
-    ld.template copy<0>(tile_q{reinterpret_cast<smem_t*>(resident)}, q_of(p, w), w.q0, 0, w.b);
+    ld.template copy<0>(tile_q{reinterpret_cast<smem_t*>(resident)}, q_of(p, w), w.q0, 0, w.b * p.heads + w.head);
   }
   template <class Ld> TESSEL_HOST_DEVICE static void load(Ld& ld, const stage& s, const problem& p, const work& w, int t) {
-    ld.template copy<1>(s.kt, kt_of(p, w), 0, t * BKV, w.b);
-    ld.template copy<2>(s.v, v_of(p, w), t * BKV, 0, w.b);
+    const int layer = w.b * p.kv_heads + w.kv_head;
+    ld.template copy<1>(s.kt, kt_of(p, w), 0, t * BKV, layer);
+    ld.template copy<2>(s.v, v_of(p, w), t * BKV, 0, layer);
+  }
+  // The first query row of this unit within the block's BQ.
+  template <class U> TESSEL_HOST_DEVICE static int unit_row0(const U& u) {
+    if constexpr (unit::warps == 1) return u.warp() * WQ;
+    else return u.unit_index() * WQ;
   }
 
   struct state;  // below row_stats
@@ -146,11 +185,14 @@ template <class P, class T, int D> struct attention_stages {
   template <class U>
   TESSEL_HOST_DEVICE static void compute(U& ctx, state& st, const stage& stg, const problem& p, const work& w, int t) {
     const tile_q sq{reinterpret_cast<smem_t*>(st.resident)};
-    const int row0 = ctx.warp() * WQ;  // this warp's rows within the block
+    const int row0 = unit_row0(ctx);  // this unit's rows within the block
     const int shift = p.kv_len - p.q_len;
     s_tile sc;
     P::zero(sc);
     P::mma(ctx, sc, sq, stg.kt, row0, 0);
+    // S is complete, and so is the previous step's P·V into O (the softmax rescales O).
+    P::template mma_wait<0>(sc);
+    P::template mma_wait<0>(st.o);
     const int kv0 = t * BKV, qrow0 = w.q0 + row0;
     const int kv_len = p.kv_len;
     const bool causal = p.causal;
@@ -176,17 +218,22 @@ template <class P, class T, int D> struct attention_stages {
       P::mma(ctx, st.o, sp, stg.v, row0, 0);
     }
   }
-  template <int N, class U> TESSEL_HOST_DEVICE static void retire(U&, state&) {}
+  // After compute() at most one step's MMAs (its P·V) are in flight: it waited
+  // for all before, so retire<N ≥ 1> has nothing to wait for (and touching O
+  // there would make ptxas wait for that P·V at once).
+  template <int N, class U> TESSEL_HOST_DEVICE static void retire(U&, state& st) {
+    if constexpr (N == 0) P::template mma_wait<0>(st.o);
+  }
   template <class U, class Out>
   TESSEL_HOST_DEVICE static void finish(U& ctx, Out&, state& st, const problem& p, const work& w) {
     T* const out = p.out + w.b * p.o_bs + w.head * p.o_hs;
     const gmatrix<T> gout{out, p.q_len, D, p.o_ss, 1, vec16(out, p.o_ss)};
-    finish(ctx, p, w.b, w.head, w.q0 + ctx.warp() * WQ, gout, st.o, st.rows);
+    finish(ctx, p, w.b, w.head, w.q0 + unit_row0(ctx), gout, st.o, st.rows);
   }
 
   // gmatrix::vec16 of a (head_dim-contiguous) view: its base and its sequence
   // stride 16-byte aligned, so backends may copy 16 bytes at a time.
-  TESSEL_DEVICE static bool vec16(const T* base, std::int64_t seq_stride) {
+  TESSEL_HOST_DEVICE static bool vec16(const T* base, std::int64_t seq_stride) {
     return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && seq_stride * std::int64_t(sizeof(T)) % 16 == 0;
   }
 
@@ -206,7 +253,12 @@ template <class P, class T, int D> struct attention_stages {
   // raw scores, and b = scaled(m, c) where the config keeps it (keep_b); l,
   // the running sum of exp2(c·s − b), and l_lost the low bits its additions
   // dropped (Kahan; compensate_l), so that l's error does not grow with the
-  // number of KV tiles.
+  // number of KV tiles. Only the entry of each row's first value (row_rep) is
+  // kept up to date: a lane holds 2 rows in 4 values (mma.sync) or in 32-128
+  // (wgmma), and the loop-carried copies of one row would each take a register.
+  TESSEL_HOST_DEVICE static constexpr int row_rep(int v) {
+    return generic_tile_ops::first_in_row<typename o_tile::geometry>(v);
+  }
   struct row_stats {
     col_vector<o_tile> m, b, l, l_lost;  // b: only where keep_b
     TESSEL_DEVICE void reset() {
@@ -246,8 +298,10 @@ template <class P, class T, int D> struct attention_stages {
     col_vector<s_tile> mx, sum;
     P::row_reduce(ctx, mx, s, maximum{});
     col_vector<o_tile> rescale;
-    TESSEL_UNROLL for (int i = 0; i < s_tile::tiles_r; ++i)
-      TESSEL_UNROLL for (int v = 0; v < s_tile::values && v < o_tile::values; ++v) {
+    static_assert(s_tile::values == o_tile::values, "attention: S and O tiles of one atom");
+    TESSEL_UNROLL for (int i = 0; i < s_tile::tiles_r; ++i) {
+      TESSEL_UNROLL for (int v = 0; v < s_tile::values; ++v) {
+        if (row_rep(v) != v) continue;
         const float m = rows.m.value[i][v], m_new = maximum{}(m, mx.value[i][v]);
         // b: the last tile's b', kept or recomputed (the same bits either way)
         const float b = keep_b ? rows.b.value[i][v] : scaled(m, c);
@@ -257,10 +311,16 @@ template <class P, class T, int D> struct attention_stages {
         if constexpr (keep_b) rows.b.value[i][v] = scaled(m_new, c);
         mx.value[i][v] = base;
       }
+      TESSEL_UNROLL for (int v = 0; v < s_tile::values; ++v) {
+        mx.value[i][v] = mx.value[i][row_rep(v)];
+        rescale.value[i][v] = rescale.value[i][row_rep(v)];
+      }
+    }
     P::broadcast_rows(s, mx, exp2_of_difference{c});
     P::row_reduce(ctx, sum, s, plus{});
     TESSEL_UNROLL for (int i = 0; i < s_tile::tiles_r; ++i)
-      TESSEL_UNROLL for (int v = 0; v < s_tile::values && v < o_tile::values; ++v) {
+      TESSEL_UNROLL for (int v = 0; v < s_tile::values; ++v) {
+        if (row_rep(v) != v) continue;
         const float r = rescale.value[i][v];
         if constexpr (compensate_l) {  // l·r + sum; l_lost: what the rounding of `next` dropped
           const float l = rows.l.value[i][v] * r, add = sum.value[i][v] - rows.l_lost.value[i][v] * r;
@@ -281,11 +341,14 @@ template <class P, class T, int D> struct attention_stages {
     // hidden NaN or Inf in v made 0·v NaN in P·V), LSE = −inf. A NaN l (a NaN
     // or +inf score) makes the row and its LSE NaN.
     col_vector<o_tile> inv;
-    TESSEL_UNROLL for (int i = 0; i < o_tile::tiles_r; ++i)
+    TESSEL_UNROLL for (int i = 0; i < o_tile::tiles_r; ++i) {
       TESSEL_UNROLL for (int v = 0; v < o_tile::values; ++v) {
+        if (row_rep(v) != v) continue;
         const float l = rows.l.value[i][v] - rows.l_lost.value[i][v];
         inv.value[i][v] = l == 0.0f ? 0.0f : 1.0f / l;
       }
+      TESSEL_UNROLL for (int v = 0; v < o_tile::values; ++v) inv.value[i][v] = inv.value[i][row_rep(v)];
+    }
     P::broadcast_rows(o, inv, multiply_or_zero{});
     P::store(ctx, gout, o, qrow0, 0, 1.0f, 0.0f);
     if (p.lse == nullptr) return;
@@ -298,26 +361,15 @@ template <class P, class T, int D> struct attention_stages {
         if (x.col != o_tile::where(lane, 0, 0, 0).col) continue;  // one writer column per lane
         const int row = qrow0 + x.row;
         if (row >= p.q_len) continue;
-        const float l = rows.l.value[i][v] - rows.l_lost.value[i][v];
-        const float b = keep_b ? rows.b.value[i][v] : scaled(rows.m.value[i][v], p.scale_log2);
+        const int e = row_rep(v);
+        const float l = rows.l.value[i][e] - rows.l_lost.value[i][e];
+        const float b = keep_b ? rows.b.value[i][e] : scaled(rows.m.value[i][e], p.scale_log2);
         lse[row * p.l_ss] = l == 0.0f ? neg_infinity() : ln2 * (b + fast_log2(l));
       }
   }
 };
 
-// What a backend launches: the stage bodies under the schedule its config
-// names (default: the portable ring).
-template <class P, class T, int D> struct attention_schedule_of {
-  using cfg = typename P::template attention_config<T, D>;
-  template <class C, class = void> struct pick {
-    using type = ring_schedule<P, C::stages>;
-  };
-  template <class C> struct pick<C, std::void_t<typename C::schedule>> {
-    using type = typename C::schedule;
-  };
-  using type = typename pick<cfg>::type;
-};
 template <class P, class T, int D>
-using attention_kernel = pipeline_kernel<attention_stages<P, T, D>, typename attention_schedule_of<P, T, D>::type>;
+using attention_kernel = pipeline_kernel<attention_stages<P, T, D>, typename attention_stages<P, T, D>::schedule>;
 
 }  // namespace tessel::ops

@@ -1,6 +1,6 @@
 // tessel/cuda/arch/tma.hpp — the raw Hopper tensor-copy (TMA) and register-reallocation instructions.
 //
-// tma_load_3d: one thread asks the copy engine for the box at coordinates
+// tma_load_3d (tma_load_4d): one thread asks the copy engine for the box at coordinates
 // (c0, c1, c2) (innermost first, in elements) of the tensor a tensor map
 // describes (tensor_map.hpp builds it on the host; it must live in kernel
 // parameter, constant or global memory), written to shared memory at `dst`
@@ -30,6 +30,19 @@ TESSEL_DEVICE void tma_load_3d(std::uint32_t dst, const void* map, int c0, int c
       : "memory");
 #else
   (void)dst, (void)map, (void)c0, (void)c1, (void)c2, (void)bar;
+#endif
+}
+
+// The same for a 4-D tensor (coordinates c0 .. c3, innermost first).
+TESSEL_DEVICE void tma_load_4d(std::uint32_t dst, const void* map, int c0, int c1, int c2, int c3, std::uint32_t bar) {
+#if TESSEL_CUDA_SM90_ASYNC
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], "
+      "[%6];\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+      : "memory");
+#else
+  (void)dst, (void)map, (void)c0, (void)c1, (void)c2, (void)c3, (void)bar;
 #endif
 }
 
