@@ -1,8 +1,10 @@
 // tools/bench_main.cpp — tessel-bench: time tessel ops against a peer library.
 //
-// Parses the common options, prints the machine description, runs the op
-// named by the first word (bench_ops.hpp), writes --json. Exit status: 0 all
-// checks passed, 1 a check failed or an error, 2 a bad command line.
+// Lets the peer library choose its kernels first (peer_library.hpp: it may
+// re-execute the process), parses the common options, prints the machine
+// description and the peer library's facts, runs the op named by the first
+// word (bench_ops.hpp), writes --json. Exit status: 0 all checks passed, 1 a
+// check failed or an error, 2 a bad command line.
 #include <stdexcept>
 #include <oneapi/tbb/info.h>
 
@@ -12,6 +14,7 @@
 #include "bench_ops.hpp"
 #include "device_buffer.hpp"
 #include "output_file.hpp"
+#include "peer_library.hpp"
 #include "tessel/tessel.hpp"
 
 // TESSEL_TOOLS_VERSION and TESSEL_TOOLS_COMPILER come from tools/CMakeLists.txt.
@@ -49,6 +52,11 @@ const char details[] =
     "  fp32 refused. Checked: tessel vs peer on all of out and vs float64 on 32 sampled query rows; --tol\n"
     "  defaults per dtype (bf16 1e-2, fp16 2e-3, fp32 1e-5). Column +MiB: tessel's peak RSS growth in\n"
     "  its first call (CPU).\n"
+    "OpenBLAS (CPU builds): OPENBLAS_CORETYPE, when set, is used as given. When it is unset, the CPU has\n"
+    "  AVX-512F and OpenBLAS picked a core without AVX-512 kernels (e.g. Haswell, as a release older than the\n"
+    "  CPU may), tessel-bench sets OPENBLAS_CORETYPE=SkylakeX and re-executes itself, so the peer runs its\n"
+    "  AVX-512 sgemm. The header and the JSON meta name the config, the core OpenBLAS runs and where\n"
+    "  OPENBLAS_CORETYPE came from (peer_openblas_config, peer_openblas_corename, peer_openblas_coretype).\n"
     "--dtype      input types to sweep (default fp32)\n"
     "--threads    CPU builds: thread counts to sweep for tessel and the peer (default: all cores)\n"
     "--repeat     timed rounds per contender (default 7); the table shows the median\n"
@@ -110,6 +118,8 @@ int run(int argc, char** argv) {
               built_backends(), device_name(env.dev.kind), env.dev.index, dev_desc.c_str());
   std::printf("host: %s, %d hardware threads; tessel cpu isa: %s; compiler: %s\n", cpu_model().c_str(), all_threads,
               cpu_isa(), TESSEL_TOOLS_COMPILER);
+  const std::vector<bench::library_fact> peer_facts = bench::peer_library_facts();
+  for (const auto& [key, value] : peer_facts) std::printf("%s: %s\n", key.c_str(), value.c_str());
   std::printf("date: %s\n", utc_now().c_str());
   std::printf("timing: wall clock (steady_clock) between device syncs around a batch of calls (>= %.2g ms);\n"
               "  warm-up call first; tessel and peer alternate, %d rounds each (order flipped every round); median\n",
@@ -125,6 +135,7 @@ int run(int argc, char** argv) {
   report.add_meta("built_backends", built_backends());
   report.add_meta("tessel_cpu_isa", cpu_isa());
   report.add_meta("compiler", TESSEL_TOOLS_COMPILER);
+  for (const auto& [key, value] : peer_facts) report.add_meta(key, value);
   report.add_meta("timing", "median over rounds; steady_clock between device syncs; calls batched to >= min_sample_ms");
   report.add_meta("rounds", env.repeat);
   report.add_meta("min_sample_ms", env.min_sample_ms);
@@ -153,6 +164,7 @@ void bench_env::require_device() const {
 
 int main(int argc, char** argv) {
   using namespace tessel::tools;
+  tessel::bench::choose_peer_library(argv);  // first: it may re-execute the process (peer_library.hpp)
   try {
     return run(argc, argv);
   } catch (const usage_error& e) {

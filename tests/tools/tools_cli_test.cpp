@@ -216,5 +216,45 @@ TEST_F(ToolsCli, BenchGemmOutputTypeTransposesAndBatch) {
   EXPECT_NE(json.find("\"flops\": 322560"), std::string::npos) << json;  // 2*3*24*40*56
 }
 
+#if TESSEL_TOOLS_PEER_OPENBLAS && defined(__x86_64__)
+// The OpenBLAS peer names its config, its core and where OPENBLAS_CORETYPE came from, in the header and
+// the JSON; a caller's OPENBLAS_CORETYPE is used as given; left unset on an AVX-512 CPU, the peer runs
+// AVX-512 kernels (OpenBLAS's own choice, or SkylakeX set by tessel-bench: peer_library_openblas.cpp).
+TEST_F(ToolsCli, BenchNamesTheOpenBlasCoreAndRunsItsAvx512Kernels) {
+  SKIP_WITHOUT_DEVICE();
+  const std::string args =
+      "gemm --shape 16x24x8 --repeat 1 --rotate-mib 1 --min-sample-ms 0.1 --json '" + path("b.json") + "'";
+  auto meta = [](const std::string& json, const std::string& key) {
+    const std::string k = "\"" + key + "\": \"";
+    const std::size_t p = json.find(k);
+    if (p == std::string::npos) return std::string("(missing)");
+    const std::size_t b = p + k.size();
+    return json.substr(b, json.find('"', b) - b);
+  };
+
+  result r = run(TESSEL_BENCH_EXE, args, "export OPENBLAS_CORETYPE=Haswell;");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::string json = read_bytes("b.json");
+  const std::string config = meta(json, "peer_openblas_config");
+  EXPECT_EQ(config.rfind("OpenBLAS", 0), 0u) << json;
+  EXPECT_EQ(meta(json, "peer_openblas_coretype").rfind("Haswell, from the environment", 0), 0u) << json;
+  if (config.find("DYNAMIC_ARCH") != std::string::npos) {
+    EXPECT_EQ(meta(json, "peer_openblas_corename"), "Haswell");
+  }
+  EXPECT_NE(r.output.find("peer_openblas_corename: "), std::string::npos) << r.output;
+
+  r = run(TESSEL_BENCH_EXE, args, "unset OPENBLAS_CORETYPE;");
+  ASSERT_EQ(r.status, 0) << r.output;
+  json = read_bytes("b.json");
+  const std::string core = meta(json, "peer_openblas_corename"), source = meta(json, "peer_openblas_coretype");
+  EXPECT_TRUE(source.rfind("unset: OpenBLAS's own choice", 0) == 0 ||
+              source.rfind("SkylakeX, set by tessel-bench", 0) == 0) << json;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && config.find("DYNAMIC_ARCH") != std::string::npos) {
+    EXPECT_TRUE(core == "SkylakeX" || core == "Cooperlake" || core == "SapphireRapids") << json;
+  }
+}
+#endif
+
 }  // namespace
 }  // namespace tessel::tools
