@@ -96,7 +96,7 @@ def main():
     timed("  result allocation (empty_like_kind)",
           lambda: _arrays.empty_like_kind(a, (1, 1), "float32", "tessel.gemm", "c"), s, n)
     timed("  one a.__dlpack__() export", a.__dlpack__, s, n)
-    timed("  one a.dtype.name (read by _arrays.importable)", lambda: a.dtype.name, s, n)
+    timed("  one a.dtype.name (tessel reads dtype.type.__name__ instead)", lambda: a.dtype.name, s, n)
     timed("numpy a @ b (reference)", lambda: a @ b, s, n)
     timed("numpy np.matmul(a, b, out=c) (reference)", lambda: np.matmul(a, b, out=c), s, n)
     if args.lib:
