@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "backend_entry.hpp"
+#include "tessel/cuda/attention_launch.hpp"
 #include "tessel/cuda/policy_choice.hpp"
 #include "tessel/cuda/policy_sm80.hpp"
 #include "tessel/cuda/policy_sm90.hpp"
@@ -13,34 +14,13 @@
 
 namespace tessel::detail {
 
-namespace {
-
-struct attention_launcher {
-  cudaStream_t stream;
-  template <class Tag, class Problem> void operator()(Tag, const Problem& problem) const {
-    using K = typename Tag::type;
-    cuda::launch<K, K::warps * cuda::warp_lanes>(K::shape(problem), K::prepare(problem), stream);
-  }
-};
-
-// Whether the TMA schedule can take the call: tensor maps describe q, k and v.
-struct tma_applies {
-  bool& ok;
-  template <class Tag, class Problem> void operator()(Tag, const Problem& problem) const {
-    using K = typename Tag::type;
-    ok = K::schedule::template supports<typename K::op>(problem);
-  }
-};
-
-}  // namespace
-
 void cuda_attention(const attention_call& call, void* stream) {
   const cuda::device_scope on(call.device);
-  const attention_launcher launch{static_cast<cudaStream_t>(stream)};
+  const cuda::attention_launcher launch{static_cast<cudaStream_t>(stream)};
   using probe = ops::attention_kernel<cuda::sm90, bf16, 128>;
   if (!call.portable && cuda::use_sm90<probe, probe::warps * cuda::warp_lanes>()) {
     bool tma = false;
-    ops::attention_dispatch<cuda::sm90>(call, tma_applies{tma});
+    ops::attention_dispatch<cuda::sm90>(call, cuda::attention_tma_applies{tma});
     if (tma) ops::attention_dispatch<cuda::sm90>(call, launch);
     else ops::attention_dispatch<cuda::sm90_ring_attention>(call, launch);
   } else {

@@ -27,6 +27,7 @@
 #include "device_buffer.hpp"
 #include "reference_attention.hpp"
 #include "seed.hpp"
+#include "tessel/cuda/attention_launch.hpp"
 #include "tessel/cuda/policy_choice.hpp"
 #include "tessel/cuda/policy_sm90.hpp"
 #include "tessel/ops/attention/dispatch.hpp"
@@ -65,20 +66,6 @@ struct layout {
   tensor_view view(void* p, dtype t, std::int64_t b, std::int64_t seq, std::int64_t h, std::int64_t d,
                    const device& dev) const {
     return tensor_view::strided(p, t, {b, seq, h, d}, {s[0], s[1], s[2], s[3]}, dev);
-  }
-};
-
-struct launcher {
-  template <class Tag, class Problem> void operator()(Tag, const Problem& problem) const {
-    using K = typename Tag::type;
-    cuda::launch<K, K::warps * cuda::warp_lanes>(K::shape(problem), K::prepare(problem), nullptr);
-  }
-};
-struct tma_applies {
-  bool& ok;
-  template <class Tag, class Problem> void operator()(Tag, const Problem& problem) const {
-    using K = typename Tag::type;
-    ok = K::schedule::template supports<typename K::op>(problem);
   }
 };
 
@@ -198,7 +185,7 @@ void expect_paths(const att_case& c) {
                 lkv.view(dv.data(), c.type, c.batch, c.kv_len, c.kv_heads, c.head_dim, dev),
                 lq.view(dout.data(), c.type, c.batch, c.q_len, c.heads, c.head_dim, dev), o);
     } else {
-      ops::attention_dispatch<Policy>(call, launcher{});
+      ops::attention_dispatch<Policy>(call, cuda::attention_launcher{nullptr});
     }
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << describe(c);
     outcome r{std::vector<std::uint16_t>(q.size()), std::vector<float>(lse_n)};
@@ -213,7 +200,7 @@ void expect_paths(const att_case& c) {
     using type = cuda::sm90_ring_attention;
   };
   bool tma = false;
-  ops::attention_dispatch<cuda::sm90>(call, tma_applies{tma});
+  ops::attention_dispatch<cuda::sm90>(call, cuda::attention_tma_applies{tma});
   const bool describable = (c.pad * 2) % 16 == 0;
   EXPECT_EQ(tma, describable) << describe(c) << ": whether tensor maps describe the views";
   const outcome ring = run(ring_tag{}, false);
