@@ -41,6 +41,12 @@
 //   optional: static constexpr int resident_operands;   operands 0 .. resident_operands − 1
 //                                          are the ones load_resident copies, the others load()'s
 //                                          (default 0); a copy engine counts each group's bytes
+//   optional: static constexpr bool split_steps;  static partial_tile& partial(state&)
+//                                          every unit has the same steps, and a unit's steps may
+//                                          run in ranges apart (start(), then compute() over the
+//                                          range) whose partial() tiles (fp32) add up to the whole
+//                                          unit's; then a schedule may split the last waves by
+//                                          steps (stream-K, core/split_plan.hpp)
 //   optional: static constexpr bool grouped_layers;      layer l of an operand is entry
 //                                          l % layers of group l / layers (global_operand's
 //                                          groups: attention's (batch, head) pairs)

@@ -143,7 +143,10 @@ std::vector<gemm_case> edge_shape_cases() {
   const int shapes[][3] = {{0, 5, 7},     {5, 0, 7},     {5, 7, 0},      {1, 1, 1},     {1, 17, 13},
                            {17, 1, 13},   {13, 17, 1},   {31, 37, 41},   {63, 65, 127}, {127, 129, 33},
                            {128, 256, 64}, {129, 257, 65}, {255, 127, 96}, {1000, 3, 50}, {3, 1000, 50},
-                           {7, 5, 1031},  {97, 101, 103}};
+                           {7, 5, 1031},  {97, 101, 103},
+                           // Few units, long K: the sm90 GEMM splits them by steps (split_plan.hpp)
+                           // on an H100 — one unit in 5 pieces; 4 units with edges in M, N and K.
+                           {100, 200, 4096}, {150, 300, 2200}};
   const dtype pairs[][2] = {{dtype::f32, dtype::f32}, {dtype::f16, dtype::f16}, {dtype::f16, dtype::f32},
                             {dtype::bf16, dtype::bf16}, {dtype::bf16, dtype::f32}};
   std::vector<gemm_case> out;

@@ -66,12 +66,12 @@ template <class TIn> struct sm90_gemm_config : sm80_gemm_config<TIn> {};
 // pairs with the multicast switched off: the pairs' shared stage handover
 // costs more than the halved L2 reads of B gain. Not the default.
 template <class T, int BM_, int BN_, int BK_, int Consumers, int Stages, bool Alternating = false, int Cluster = 1,
-          int EpilogueKiB = 32>
+          int EpilogueKiB = 32, bool Split = false>
 struct sm90_tma_gemm_config {
   using atom = wgmma_m64k16<T, BN_>;
   using smem_type = T;
   using unit = group_scope<4>;
-  using schedule = sm90_tma_schedule<Stages, Consumers, Cluster, EpilogueKiB>;
+  using schedule = sm90_tma_schedule<Stages, Consumers, Cluster, EpilogueKiB, true, Split>;
   static constexpr int BM = BM_, BN = BN_, BK = BK_, warps_m = Alternating ? 1 : Consumers, warps_n = 1;
   static constexpr int stages = Stages;
   template <bool KContiguous> using layout_a = swizzle128<BM, BK, KContiguous>;
@@ -85,5 +85,11 @@ struct sm90_tma_gemm_config {
 // ran 0.96-0.98x in the same run; bench/notes/cuda_gemm.md).
 template <> struct sm90_gemm_config<bf16> : sm90_tma_gemm_config<bf16, 128, 256, 64, 2, 3> {};
 template <> struct sm90_gemm_config<fp16> : sm90_tma_gemm_config<fp16, 128, 256, 64, 2, 3> {};
+// The same with units split by steps (split-K, core/split_plan.hpp): what
+// gemm_instance.hpp runs where fewer units than half the SMs would leave
+// most of them idle and the plan's cost model says splitting pays. Not the
+// default: compiled in, the partials' code slows the unsplit mainloop by
+// ~2% (H100, bench/notes/cuda_gemm.md).
+template <class TIn> struct sm90_split_gemm_config : sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 3, false, 1, 32, true> {};
 
 }  // namespace tessel::cuda

@@ -1,6 +1,7 @@
 // tessel/cuda/gemm_instance.hpp — the body of each gemm_<in>_<out>.cu: the GEMM
-// for one type pair on the sm90 policy (TMA + wgmma) where it applies, else
-// on the sm80 policy, launched through launch.hpp.
+// for one type pair on the sm90 policy (TMA + wgmma) where it applies — its
+// units split by steps (sm90_split_units) where the split plan says that pays
+// on this device — else on the sm80 policy, launched through launch.hpp.
 #pragma once
 #include "tessel/cuda/gemm_paths.hpp"
 #include "tessel/cuda/policy_sm80.hpp"
@@ -25,6 +26,20 @@ template <class TIn, class TOut> struct sm90_applies {
   }
 };
 
+// Whether the sm90 GEMM's split plan splits this call's units on the current device.
+template <class TIn, class TOut> bool split_pays(const gemm_call& call) {
+  using K = ops::gemm_kernel<sm90_split_units, TIn, TOut, true, true>;
+  using cfg = typename K::cfg;
+  int device = 0, sms = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+    return false;  // the launch reports the error
+  const long long units =
+      (long long)((call.m + cfg::BM - 1) / cfg::BM) * ((call.n + cfg::BN - 1) / cfg::BN) * call.batch;
+  const int steps = int((call.k + cfg::BK - 1) / cfg::BK);
+  return split_plan::make(units, steps, sms * blocks_per_sm<K>::value, K::schedule::fixup_steps, K::schedule::fixed_steps).splits();
+}
+
 template <class TIn, class TOut> void gemm_instance(const gemm_call& call, cudaStream_t stream) {
   gemm_launcher launch{stream};
   if constexpr (sizeof(TIn) == 2) {
@@ -38,7 +53,8 @@ template <class TIn, class TOut> void gemm_instance(const gemm_call& call, cudaS
       sm90_applies<TIn, TOut> check_tma{tma};
       ops::gemm_typed<sm90, TIn, TOut>(call, check_tma);
       if (tma) {
-        ops::gemm_typed<sm90, TIn, TOut>(call, launch);
+        if (split_pays<TIn, TOut>(call)) ops::gemm_typed<sm90_split_units, TIn, TOut>(call, launch);
+        else ops::gemm_typed<sm90, TIn, TOut>(call, launch);
         return;
       }
     }

@@ -5,8 +5,16 @@
 // Kernel::run(ctx, params) in every block of a grid_x × grid_y × grid_z grid;
 // the entry point is compiled with __launch_bounds__(MaxThreads, blocks_per_sm). Every CUDA
 // call is checked, and a failure throws tessel::Error naming the call and the
-// launch shape. Include only from CUDA translation units.
+// launch shape. A kernel whose schedule asks for a workspace (global scratch
+// of one launch: schedule::workspace<Op>(params, grid) -> bytes and how many
+// leading bytes must be zero; schedule::attach<Op>(params, pointer, grid))
+// gets it stream-ordered from tessel's memory pool of the device (which keeps
+// what it once held), zeroed there, and freed after the kernel in stream
+// order; under stream capture the allocation belongs to the graph. Include
+// only from CUDA translation units.
 #pragma once
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
@@ -21,6 +29,11 @@
 namespace tessel::cuda {
 
 inline constexpr int warp_lanes = 32;
+
+// Global scratch a schedule needs for one launch: `bytes` in all, the first `zeroed` of them zero.
+struct workspace_need {
+  std::size_t bytes, zeroed;
+};
 
 struct context {
   TESSEL_DEVICE int block_x() const { return int(blockIdx.x); }
@@ -66,6 +79,37 @@ template <class Kernel> struct params_of_t<Kernel, std::void_t<typename Kernel::
   using type = typename Kernel::params;
 };
 template <class Kernel> using params_of = typename params_of_t<Kernel>::type;
+
+// Whether a kernel's schedule asks for a workspace per launch.
+template <class Kernel, class = void> struct asks_workspace : std::false_type {};
+template <class Kernel>
+struct asks_workspace<Kernel, std::void_t<decltype(Kernel::schedule::template workspace<typename Kernel::op>(
+                                  std::declval<const typename Kernel::params&>(), 0))>> : std::true_type {};
+
+// tessel's stream-ordered memory pool on `device`, made once per process. Its
+// release threshold is unlimited: what it holds stays mapped for the next launch.
+inline cudaMemPool_t workspace_pool(int device) {
+  static std::mutex m;
+  static std::map<int, cudaMemPool_t> pools;
+  const std::lock_guard<std::mutex> lock(m);
+  const auto it = pools.find(device);
+  if (it != pools.end()) return it->second;
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  cudaMemPool_t pool = nullptr;
+  cudaError_t e = cudaMemPoolCreate(&pool, &props);
+  if (e == cudaSuccess) {
+    std::uint64_t keep = ~std::uint64_t(0);
+    e = cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+  }
+  if (e != cudaSuccess)
+    throw Error(std::string("tessel cuda backend: creating the workspace memory pool of device ") +
+                std::to_string(device) + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+  pools[device] = pool;
+  return pool;
+}
 
 template <class Kernel, class Params, int Threads>
 __global__ void __launch_bounds__(Threads, blocks_per_sm<Kernel>::value) kernel_entry(const __grid_constant__ Params params) {
@@ -203,6 +247,24 @@ void launch(const launch_shape& shape, const Params& params, cudaStream_t stream
     if (run.grid_x > fit) run.grid_x = int(fit);
   }
   config.gridDim = dim3(unsigned(run.grid_x), unsigned(shape.grid_y), unsigned(shape.grid_z));
+  if constexpr (asks_workspace<Kernel>::value) {
+    using S = typename Kernel::schedule;
+    using Op = typename Kernel::op;
+    const workspace_need need = S::template workspace<Op>(params, run.grid_x);
+    if (need.bytes > 0) {
+      void* ws = nullptr;
+      check(cudaMallocFromPoolAsync(&ws, need.bytes, workspace_pool(device), stream),
+            "cudaMallocFromPoolAsync (the schedule's workspace)", run);
+      Params with = params;
+      S::template attach<Op>(with, ws, run.grid_x);
+      cudaError_t e = cudaMemsetAsync(ws, 0, need.zeroed, stream);
+      if (e == cudaSuccess) e = cudaLaunchKernelEx(&config, entry, with);
+      const cudaError_t f = cudaFreeAsync(ws, stream);
+      check(e, "kernel launch with its workspace (cudaMemsetAsync, cudaLaunchKernelEx)", run);
+      check(f, "cudaFreeAsync (the schedule's workspace)", run);
+      return;
+    }
+  }
   check(cudaLaunchKernelEx(&config, entry, params), "kernel launch (cudaLaunchKernelEx)", run);
 }
 

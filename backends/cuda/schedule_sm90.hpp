@@ -46,6 +46,15 @@
 //             bytes) → consumers, waited before the unit's first step.
 //   grouped layers (Op::grouped_layers): 4-D maps, layer l = entry
 //             l % layers of group l / layers (attention: head, batch).
+//   Split (stream-K; an op with split_steps, cooperative single blocks): the
+//             units of the last waves are shared out by steps
+//             (core/split_plan.hpp) where that pays. A piece that does not
+//             start a unit leaves its consumers' partial accumulators in its
+//             block's slot of a workspace (launch.hpp allocates it per launch,
+//             its flags zeroed) and sets the block's flag (bar(1 + Consumers),
+//             then a release store); the unit's first piece, its block's
+//             last, acquires the flags of the blocks after it, adds their
+//             partials and runs the epilogue.
 //   phase bits: a thread's pass p over the ring waits full with parity p % 2,
 //   empty with parity (p + 1) % 2 (a fresh barrier's "previous" phase is done).
 //
@@ -61,7 +70,9 @@
 #include "tessel/core/pipeline.hpp"
 #include "tessel/core/register_tile.hpp"
 #include "tessel/core/shared_tile.hpp"
+#include "tessel/core/split_plan.hpp"
 #include "tessel/cuda/arch/cluster.hpp"
+#include "tessel/cuda/arch/flag.hpp"
 #include "tessel/cuda/arch/ldmatrix.hpp"
 #include "tessel/cuda/arch/tma.hpp"
 #include "tessel/cuda/arch/wgmma.hpp"
@@ -80,6 +91,9 @@ template <class Problem, int N> struct tma_params {
   bool layered[N];    // false: the operand is shared by every layer (layer coordinate 0)
   bool grouped[N];    // false: ... by every group (group coordinate 0); grouped_layers ops only
   bool out_tma, out_layered;
+  // Split schedules: the workspace of one launch (flags, one per block, zeroed; then partials, a slot per block).
+  unsigned* flags;
+  float* partials;
 };
 
 // Whether a register tile is one warpgroup's wgmma accumulator (the staged epilogue's shape).
@@ -96,7 +110,15 @@ template <class Op> struct paired_operand_of<Op, std::void_t<decltype(Op::paired
   static constexpr int value = Op::paired_operand;
 };
 
-template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32, bool Persistent = true>
+// Whether an op's work units may be split by steps (Op::split_steps; core/pipeline.hpp).
+template <class Op, class = void> struct split_steps_of {
+  static constexpr bool value = false;
+};
+template <class Op> struct split_steps_of<Op, std::void_t<decltype(Op::split_steps)>> {
+  static constexpr bool value = Op::split_steps;
+};
+
+template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32, bool Persistent = true, bool Split = false>
 struct sm90_tma_schedule {
   static_assert(Stages >= 2 && Consumers >= 1, "sm90_tma_schedule: at least two stages and one consumer warpgroup");
   static_assert(Cluster == 1 || Cluster == 2, "sm90_tma_schedule: clusters of 1 or 2 blocks");
@@ -136,9 +158,18 @@ struct sm90_tma_schedule {
                   "sm90_tma_schedule: a cluster pair runs cooperative units of an op that names its paired_operand");
     static_assert(!has_resident<Op> || (Op::units == Consumers && Cluster == 1),
                   "sm90_tma_schedule: resident operands in cooperative single blocks only");
+    static_assert(!Split || (split_steps_of<Op>::value && Op::units == Consumers && Cluster == 1 && Persistent &&
+                             !has_resident<Op>),
+                  "sm90_tma_schedule: Split runs cooperative single blocks of a persistent grid, for an op with split_steps");
+    if constexpr (Split)
+      static_assert(std::is_same_v<typename partial_tile<Op>::value_type, float> && partial_tile<Op>::values % 4 == 0,
+                    "sm90_tma_schedule: a split op's partial state is a tile of fp32 in chunks of 4");
     launch_shape s;
     const long long work = (long long)Op::tiles(p) * Op::layers(p);
-    const long long blocks = (work + Cluster - 1) / Cluster * Cluster;
+    // Split: up to max_pieces blocks per unit where units are few (the
+    // launcher caps a persistent grid at what fits; the plan uses what it got).
+    const long long wanted = Split ? work * split_plan::max_pieces : work;
+    const long long blocks = (wanted + Cluster - 1) / Cluster * Cluster;
     s.grid_x = blocks < (1LL << 30) ? int(blocks) : (1 << 30);
     s.persistent = Persistent;  // else one block per unit: the hardware balances uneven units (causal)
     s.cluster_x = Cluster;
@@ -195,6 +226,39 @@ struct sm90_tma_schedule {
       pp.out_layered = out.layer_stride != 0;
     }
     return pp;
+  }
+
+  // Split: the stream-K plan of a launch of `grid` blocks (the same on the host
+  // and in the kernel), and the workspace it needs: a flag per block (zeroed
+  // by the launcher), then a slot per block of every consumer thread's
+  // partial accumulator (Op::partial: fp32), [chunk of 4][consumer thread].
+  // fixup_steps: what one partial written and read costs, in mainloop steps
+  // (128 KiB each way at ~64 bytes per clock ≈ 4 steps of 128 × 256 × 64).
+  // fixed_steps: what a split launch costs besides (measured on the H100: 64
+  // units of 32 steps ran 3% slower in 2 pieces than whole).
+  static constexpr int fixup_steps = 4, fixed_steps = 16;
+  static constexpr int split_barrier = 1 + Consumers;  // named barrier of all consumer warps
+  template <class Op> TESSEL_HOST_DEVICE static split_plan plan(const typename Op::problem& p, int grid) {
+    const long long work = (long long)Op::tiles(p) * Op::layers(p);
+    if constexpr (!Split) return split_plan::unsplit(work, 0, grid);
+    else
+      return split_plan::make(work, work > 0 ? Op::steps(p, Op::work_at(p, 0, 0)) : 0, grid, fixup_steps, fixed_steps);
+  }
+  template <class Op> using partial_tile = std::remove_reference_t<decltype(Op::partial(std::declval<typename Op::state&>()))>;
+  template <class Op>
+  static constexpr int partial_floats = Consumers * 128 * partial_tile<Op>::tiles_r * partial_tile<Op>::tiles_c *
+                                        partial_tile<Op>::values;
+  static constexpr std::size_t flag_bytes(int grid) { return (std::size_t(grid) * 4 + 255) / 256 * 256; }
+  template <class Op> static workspace_need workspace(const params<Op>& pp, int grid) {
+    if constexpr (Split) {
+      if (plan<Op>(pp.problem, grid).splits())
+        return {flag_bytes(grid) + std::size_t(grid) * partial_floats<Op> * 4, flag_bytes(grid)};
+    }
+    return {0, 0};
+  }
+  template <class Op> static void attach(params<Op>& pp, void* ws, int grid) {
+    pp.flags = static_cast<unsigned*>(ws);
+    pp.partials = reinterpret_cast<float*>(static_cast<char*>(ws) + flag_bytes(grid));
   }
 
   // The producer's loader: one TMA copy per 64-element panel of a swizzle128
@@ -329,6 +393,56 @@ struct sm90_tma_schedule {
     }
   }
 
+  // This block's work in order, piece by piece (next() until false): its
+  // units whole (steps 0 .. steps − 1), or, with Split, the plan's pieces.
+  template <class Op> struct walker {
+    const typename Op::problem& p;
+    split_plan sp;
+    split_plan::cursor c;
+    long long i, stride, work;
+    int rank, tiles;
+    TESSEL_DEVICE bool next(unit_of<Op>& un, split_piece& pc) {
+      if constexpr (Split) {
+        if (!sp.next(c, pc)) return false;
+        un = unit_of<Op>{Op::work_at(p, int(pc.unit % tiles), int(pc.unit / tiles)), true, false};
+      } else {
+        if (i >= (work + Cluster - 1) / Cluster) return false;
+        un = unit_at<Op>(p, i, rank, work, tiles);
+        pc = split_piece{i, 0, Op::steps(p, un.w), split_piece::whole, 0};
+        i += stride;
+      }
+      return true;
+    }
+  };
+  template <class Op>
+  TESSEL_DEVICE static walker<Op> walk(const typename Op::problem& p, const split_plan& sp, int rank, long long work,
+                                       int tiles, long long first_pair, long long pair_stride) {
+    return walker<Op>{p, sp, sp.first(int(first_pair)), first_pair, pair_stride, work, rank, tiles};
+  }
+
+  // Split: a consumer thread's partial accumulator to or from a block's slot.
+  template <class Tile> TESSEL_DEVICE static void save_partial(const Tile& t, float* slot, int thread) {
+    constexpr int threads = Consumers * 128;
+    TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
+      TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
+        TESSEL_UNROLL for (int v = 0; v < Tile::values; v += 4) {
+          const int q = ((i * Tile::tiles_c + j) * Tile::values + v) / 4;
+          arch::store_l2(slot + 4 * (q * threads + thread), t.frag[i][j][v], t.frag[i][j][v + 1], t.frag[i][j][v + 2],
+                         t.frag[i][j][v + 3]);
+        }
+  }
+  template <class Tile> TESSEL_DEVICE static void add_partial(Tile& t, const float* slot, int thread) {
+    constexpr int threads = Consumers * 128;
+    TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
+      TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
+        TESSEL_UNROLL for (int v = 0; v < Tile::values; v += 4) {
+          const int q = ((i * Tile::tiles_c + j) * Tile::values + v) / 4;
+          float a, b, c, d;
+          arch::load_l2(slot + 4 * (q * threads + thread), a, b, c, d);
+          t.frag[i][j][v] += a, t.frag[i][j][v + 1] += b, t.frag[i][j][v + 2] += c, t.frag[i][j][v + 3] += d;
+        }
+  }
+
   template <class Op, class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params<Op>& pp) {
     const typename Op::problem& p = pp.problem;
     char* arena = ctx.smem();
@@ -365,19 +479,19 @@ struct sm90_tma_schedule {
 
     const int tiles = Op::tiles(p);
     const long long work = (long long)tiles * Op::layers(p);
-    const long long pairs = (work + Cluster - 1) / Cluster;
     const int rank = Cluster > 1 ? arch::cluster_rank() : 0;
     const long long first_pair = ctx.block_x() / Cluster, pair_stride = ctx.grid_x() / Cluster;
+    const split_plan sp = plan<Op>(p, ctx.grid_x());
     if (ctx.warp() < 4) {  // the producer warpgroup
       arch::setmaxnreg_dec<producer_registers>();
       if (ctx.thread() == 0) {
         for (int i = 0; i < Op::operand_count; ++i) arch::tma_prefetch_map(&pp.maps[i]);
         constexpr std::uint32_t bytes = stage_copy_bytes<Op>::value;
         int s = 0, phase = 0;
-        long long mine = 0;
-        for (long long i = first_pair; i < pairs; i += pair_stride, ++mine) {
-          const unit_of<Op> un = unit_at<Op>(p, i, rank, work, tiles);
-          const int steps = Op::steps(p, un.w);
+        walker<Op> units = walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride);
+        unit_of<Op> un;
+        split_piece pc;
+        for (long long mine = 0; units.next(un, pc); ++mine) {
           if constexpr (has_resident<Op>) {  // once the consumers are done with the unit two before
             const int r = int(mine % resident_slots), pass = int(mine / resident_slots) & 1;
             arch::mbarrier_wait(resident_empty(r), pass ^ 1);
@@ -385,7 +499,7 @@ struct sm90_tma_schedule {
             tma_loader<Op> ld{pp, resident_full(r), rank, false};
             Op::load_resident(ld, resident(r), p, un.w);
           }
-          for (int k = 0; k < steps; ++k) {
+          for (int k = pc.k0; k < pc.k1; ++k) {
             arch::mbarrier_wait(empty(s), phase ^ 1);
             arch::mbarrier_arrive_expect_tx(full(s), bytes);
             tma_loader<Op> ld{pp, full(s), rank, un.multicast};
@@ -395,7 +509,8 @@ struct sm90_tma_schedule {
         }
       }
     } else {
-      consume<Op>(ctx, pp, smem, full, empty, turn, stage, resident, resident_full, resident_empty, work, tiles, pairs,
+      if (Split && sp.splits() && pp.flags == nullptr) __trap();  // the launcher attaches the workspace the plan needs
+      consume<Op>(ctx, pp, smem, full, empty, turn, stage, resident, resident_full, resident_empty, sp, work, tiles,
                   rank, first_pair, pair_stride);
     }
     // A block leaves only once its peer no longer arrives on its barriers or writes its stages.
@@ -406,7 +521,7 @@ struct sm90_tma_schedule {
             class ResEmpty>
   TESSEL_DEVICE static void consume(Ctx& ctx, const params<Op>& pp, char* smem, Full full, Empty empty, Turn turn,
                                     Stage stage, Res resident, ResFull resident_full, ResEmpty resident_empty,
-                                    long long work, int tiles, long long pairs, int rank, long long first_pair,
+                                    split_plan sp, long long work, int tiles, int rank, long long first_pair,
                                     long long pair_stride) {
     const typename Op::problem& p = pp.problem;
     constexpr bool alternating = Op::units == 1 && Consumers > 1;
@@ -426,11 +541,13 @@ struct sm90_tma_schedule {
     };
     tma_storer<Op> out{pp, arch::shared_address(smem + epilogue_offset<Op> + me * epilogue_bytes), 1 + me,
                        u.lane() == 0};
+    const int thread = me * 128 + u.lane();  // among all consumer threads (a split op's partial)
     int s = 0, phase = 0, turn_phase = 0;
-    long long mine = 0;
-    for (long long i = first_pair; i < pairs; i += pair_stride, ++mine) {
-      const unit_of<Op> un = unit_at<Op>(p, i, rank, work, tiles);
-      const int steps = Op::steps(p, un.w);
+    walker<Op> units = walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride);
+    unit_of<Op> un;
+    split_piece pc;
+    for (long long mine = 0; units.next(un, pc); ++mine) {
+      const int steps = pc.k1 - pc.k0;
       if (alternating && mine % Consumers != me) {  // another consumer's: skip its stages in the ring
         const int end = s + steps;
         s = end % Stages;
@@ -458,9 +575,9 @@ struct sm90_tma_schedule {
         Op::start(u, st, p, un.w);
       }
       int previous = -1;
-      for (int k = 0; k < steps; ++k) {
+      for (int k = pc.k0; k < pc.k1; ++k) {
         arch::mbarrier_wait(full(s), phase);
-        if (k == steps - 1) pass_turn();
+        if (k == pc.k1 - 1) pass_turn();
         Op::compute(u, st, stage(s), p, un.w, k);
         Op::template retire<1>(u, st);  // the MMAs of step k − 1 are done: free its stage
         if (previous >= 0) release(previous);
@@ -471,6 +588,24 @@ struct sm90_tma_schedule {
       if (previous >= 0) release(previous);
       if constexpr (has_resident<Op>)
         if (signals) arch::mbarrier_arrive(resident_empty(r));  // its slot may take the unit after next
+      if constexpr (Split) {
+        const int block = ctx.block_x();
+        if (pc.role == split_piece::contributes) {  // leave the partial; the unit's first piece adds it
+          save_partial(Op::partial(st), pp.partials + (long long)block * partial_floats<Op>, thread);
+          arch::named_barrier<Consumers * 128>(split_barrier);
+          if (thread == 0) arch::flag_release(pp.flags + block, 1);
+          continue;
+        }
+        if (pc.role == split_piece::finishes) {  // add the partials of the blocks after this one, in order
+          if (thread == 0)
+            for (int c = block + 1; c < pc.contributors_end; ++c)
+              while (arch::flag_acquire(pp.flags + c) == 0) {
+              }
+          arch::named_barrier<Consumers * 128>(split_barrier);
+          for (int c = block + 1; c < pc.contributors_end; ++c)
+            add_partial(Op::partial(st), pp.partials + (long long)c * partial_floats<Op>, thread);
+        }
+      }
       if (un.store) Op::finish(u, out, st, p, un.w);
     }
     if (out.issuer) arch::bulk_wait<0>();  // every store of this block done before it exits

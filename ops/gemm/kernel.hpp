@@ -116,6 +116,11 @@ template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_stages 
     else return u.unit_index();
   }
 
+  // Steps add up: a unit's steps may be split into ranges run apart, whose
+  // accumulators (partial(state)) sum to the unit's (schedules with stream-K).
+  static constexpr bool split_steps = true;
+  TESSEL_HOST_DEVICE static acc_t& partial(state& st) { return st.acc; }
+
   template <class U> TESSEL_HOST_DEVICE static void start(U&, state& st, const problem&, const work&) { P::zero(st.acc); }
   template <class U>
   TESSEL_HOST_DEVICE static void compute(U& u, state& st, const stage& s, const problem&, const work&, int) {

@@ -10,7 +10,10 @@
 //   cooperative with 2 stages: the ring wraps every other step;
 //   4 stages with 16 KiB of epilogue staging per consumer (8 KiB rounds);
 //   cluster pairs, 3 stages and 2 (odd unit counts, pairs that cannot share B,
-//   B multicast by panels and by lines).
+//   B multicast by panels and by lines);
+//   split units (Split), 3 stages and 2: on shapes whose plan splits on this
+//   device (checked): units in two, three and four pieces, a batch; the
+//   finishing pieces add their contributors' partials before alpha / beta.
 // Shapes give every block several units with more steps than stages (the
 // case a parity wait alone gets wrong), edges in M, N and K, batches, all four
 // majorness combinations, and alpha/beta. C (poisoned) is checked on 2048
@@ -48,6 +51,12 @@ struct sm90_cluster_pairs : cuda::sm90 {
 };
 struct sm90_pairs_two_stages : cuda::sm90 {
   template <class TIn> using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 2, false, 2>;
+};
+struct sm90_split : cuda::sm90 {
+  template <class TIn> using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 3, false, 1, 32, true>;
+};
+struct sm90_split_two_stages : cuda::sm90 {
+  template <class TIn> using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 2, false, 1, 32, true>;
 };
 
 struct shape_case {
@@ -151,6 +160,36 @@ const shape_case shapes[] = {
     {100, 200, 3000, 1, false, true, 1.0f, 0.0f},  // one unit: a pair whose second block only helps load
 };
 
+// Shapes whose split plan splits on a 132-SM H100 (and on most devices: the
+// test checks it on the one it runs on).
+const shape_case split_shapes[] = {
+    {1024, 1024, 4096, 1, false, false, 1.0f, 0.0f},  // 32 units of 64 steps, each in 4 pieces
+    {1000, 1800, 3000, 1, false, true, 0.5f, 0.25f},  // 64 units of 47 steps in 2 (24 + 23); edges; alpha, beta
+    {1280, 1024, 2048, 1, true, false, 1.0f, 0.0f},   // 40 units of 32 steps in 3 (10 + 11 + 11)
+    {512, 512, 2048, 4, true, true, 1.0f, 1.0f},      // a batch of 8-unit layers, beta
+};
+
+template <class Policy> void expect_split(const shape_case& s, const std::string& what) {
+  if (!support::device_available()) GTEST_SKIP() << "no CUDA device";
+  using probe = ops::gemm_kernel<Policy, bf16, bf16, true, true>;
+  if (!cuda::use_sm90<probe, probe::warps * cuda::warp_lanes>())
+    GTEST_SKIP() << "needs a device of compute capability 9.0 and this kernel built for sm_90a";
+  int device = 0, sms = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), cudaSuccess);
+  using schedule = typename Policy::template gemm_config<bf16>::schedule;
+  const long long units = (long long)((s.m + 127) / 128) * ((s.n + 255) / 256) * s.batch;
+  EXPECT_TRUE(split_plan::make(units, (s.k + 63) / 64, sms, schedule::fixup_steps, schedule::fixed_steps).splits())
+      << what << " " << describe(s) << ": the plan does not split on " << sms << " SMs, so this tests nothing new";
+  // The workspace the launcher takes from tessel's pool says the kernel ran split.
+  cudaMemPool_t pool = cuda::workspace_pool(device);
+  cuuint64_t zero = 0, used = 0;
+  ASSERT_EQ(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero), cudaSuccess);
+  expect_schedule<Policy>(s, what);
+  ASSERT_EQ(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &used), cudaSuccess);
+  EXPECT_GT(used, 0u) << what << " " << describe(s) << ": no workspace was taken, so the units ran whole";
+}
+
 TEST(ScheduleSm90, AlternatingConsumers) {
   for (const shape_case& s : shapes) expect_schedule<sm90_alternating>(s, "alternating");
 }
@@ -165,6 +204,13 @@ TEST(ScheduleSm90, ClusterPairs) {
 }
 TEST(ScheduleSm90, ClusterPairsTwoStages) {
   for (const shape_case& s : shapes) expect_schedule<sm90_pairs_two_stages>(s, "cluster pairs, two stages");
+}
+TEST(ScheduleSm90, SplitUnits) {
+  for (const shape_case& s : split_shapes) expect_split<sm90_split>(s, "split");
+  for (const shape_case& s : shapes) expect_schedule<sm90_split>(s, "split schedule, shapes it may not split");
+}
+TEST(ScheduleSm90, SplitUnitsTwoStages) {
+  for (const shape_case& s : split_shapes) expect_split<sm90_split_two_stages>(s, "split, two stages");
 }
 
 }  // namespace
