@@ -106,23 +106,31 @@ def test_cuda_graph_replays_tessel_calls(rng):
     q, k, v = (fresh(rng, (1, 256, 4, 128), "bfloat16") for _ in range(3))
     a, b = fresh(rng, (256, 512), "bfloat16"), fresh(rng, (512, 128), "bfloat16")
     c = torch.empty(256, 128, device="cuda", dtype=torch.float32)
+    # One 128 x 256 tile, K = 4096: on an H100 the sm90 GEMM splits it by steps,
+    # its workspace allocated inside the capture (a graph allocation node).
+    a2, b2 = fresh(rng, (128, 4096), "bfloat16"), fresh(rng, (4096, 256), "bfloat16")
+    c2 = torch.empty(128, 256, device="cuda", dtype=torch.bfloat16)
     out = torch.empty_like(q)
     warm = torch.cuda.Stream()
     warm.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(warm):  # first calls outside the capture (one-time device queries)
         tessel.gemm(a, b, c=c)
+        tessel.gemm(a2, b2, c=c2)
         tessel.attention(q, k, v, out=out, causal=True)
     torch.cuda.current_stream().wait_stream(warm)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         tessel.gemm(a, b, c=c)
+        tessel.gemm(a2, b2, c=c2)
         tessel.attention(q, k, v, out=out, causal=True)
     for _ in range(2):  # new inputs each replay, written into the captured buffers
-        for x in (q, k, v, a, b):
+        for x in (q, k, v, a, b, a2, b2):
             x.copy_(fresh(rng, tuple(x.shape), "bfloat16"))
         c.fill_(float("nan"))
+        c2.fill_(float("nan"))
         out.fill_(float("nan"))
         graph.replay()
         torch.cuda.synchronize()
         assert rel(c, a.double() @ b.double()) < TOL["bfloat16"]
+        assert rel(c2, a2.double() @ b2.double()) < TOL["bfloat16"]
         assert rel(out, attention_ref(q, k, v, True, 128 ** -0.5)) < TOL["bfloat16"]
