@@ -90,6 +90,13 @@ template <class Op, class = void> struct resident_operands_of {
 template <class Op> struct resident_operands_of<Op, std::void_t<decltype(Op::resident_operands)>> {
   static constexpr int value = Op::resident_operands;
 };
+// Whether an op's work units may be split by steps (split_steps).
+template <class Op, class = void> struct split_steps_of {
+  static constexpr bool value = false;
+};
+template <class Op> struct split_steps_of<Op, std::void_t<decltype(Op::split_steps)>> {
+  static constexpr bool value = Op::split_steps;
+};
 template <class Op, class = void> struct grouped_layers_of {
   static constexpr bool value = false;
 };

@@ -110,14 +110,6 @@ template <class Op> struct paired_operand_of<Op, std::void_t<decltype(Op::paired
   static constexpr int value = Op::paired_operand;
 };
 
-// Whether an op's work units may be split by steps (Op::split_steps; core/pipeline.hpp).
-template <class Op, class = void> struct split_steps_of {
-  static constexpr bool value = false;
-};
-template <class Op> struct split_steps_of<Op, std::void_t<decltype(Op::split_steps)>> {
-  static constexpr bool value = Op::split_steps;
-};
-
 template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32, bool Persistent = true, bool Split = false>
 struct sm90_tma_schedule {
   static_assert(Stages >= 2 && Consumers >= 1, "sm90_tma_schedule: at least two stages and one consumer warpgroup");
