@@ -46,9 +46,10 @@
 //             bytes) → consumers, waited before the unit's first step.
 //   grouped layers (Op::grouped_layers): 4-D maps, layer l = entry
 //             l % layers of group l / layers (attention: head, batch).
-//   Split (stream-K; an op with split_steps, cooperative single blocks): the
-//             units of the last waves are shared out by steps
-//             (core/split_plan.hpp) where that pays. A piece that does not
+//   Split (an op with split_steps, cooperative single blocks): where units
+//             are fewer than half the blocks, each is split into pieces of
+//             steps run at once by consecutive blocks (core/split_plan.hpp),
+//             where the plan's cost model says that pays. A piece that does not
 //             start a unit leaves its consumers' partial accumulators in its
 //             block's slot of a workspace (launch.hpp allocates it per launch,
 //             its flags zeroed) and sets the block's flag (bar(1 + Consumers),
@@ -220,7 +221,7 @@ struct sm90_tma_schedule {
     return pp;
   }
 
-  // Split: the stream-K plan of a launch of `grid` blocks (the same on the host
+  // Split: the split plan of a launch of `grid` blocks (the same on the host
   // and in the kernel), and the workspace it needs: a flag per block (zeroed
   // by the launcher), then a slot per block of every consumer thread's
   // partial accumulator (Op::partial: fp32), [chunk of 4][consumer thread].
