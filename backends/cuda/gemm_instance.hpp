@@ -26,19 +26,18 @@ template <class TIn, class TOut> struct sm90_applies {
   }
 };
 
-// Whether the sm90 GEMM's split plan splits this call's units on the current device.
-template <class TIn, class TOut> bool split_pays(const gemm_call& call) {
-  using K = ops::gemm_kernel<sm90_split_units, TIn, TOut, true, true>;
-  using cfg = typename K::cfg;
-  int device = 0, sms = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
-    return false;  // the launch reports the error
-  const long long units =
-      (long long)((call.m + cfg::BM - 1) / cfg::BM) * ((call.n + cfg::BN - 1) / cfg::BN) * call.batch;
-  const int steps = int((call.k + cfg::BK - 1) / cfg::BK);
-  return split_plan::make(units, steps, sms * blocks_per_sm<K>::value, K::schedule::fixup_steps, K::schedule::fixed_steps).splits();
-}
+// Whether the split kernel's plan (the schedule's own, from the op's units and
+// steps) splits this call on the current device.
+struct split_applies {
+  bool& ok;
+  template <class Tag, class Problem> void operator()(Tag, const Problem& problem) const {
+    using K = typename Tag::type;
+    int device = 0, sms = 0;
+    ok = cudaGetDevice(&device) == cudaSuccess &&
+         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess &&
+         K::schedule::template plan<typename K::op>(problem, sms * blocks_per_sm<K>::value).splits();
+  }
+};
 
 template <class TIn, class TOut> void gemm_instance(const gemm_call& call, cudaStream_t stream) {
   gemm_launcher launch{stream};
@@ -53,7 +52,10 @@ template <class TIn, class TOut> void gemm_instance(const gemm_call& call, cudaS
       sm90_applies<TIn, TOut> check_tma{tma};
       ops::gemm_typed<sm90, TIn, TOut>(call, check_tma);
       if (tma) {
-        if (split_pays<TIn, TOut>(call)) ops::gemm_typed<sm90_split_units, TIn, TOut>(call, launch);
+        bool split = false;
+        split_applies check_split{split};
+        ops::gemm_typed<sm90_split_units, TIn, TOut>(call, check_split);
+        if (split) ops::gemm_typed<sm90_split_units, TIn, TOut>(call, launch);
         else ops::gemm_typed<sm90, TIn, TOut>(call, launch);
         return;
       }
