@@ -13,6 +13,7 @@
 // block-scope (all threads of the block take part); the register-tile ops are
 // warp-scope: each lane acts on its own fragment, `ctx.lane()` says which.
 #pragma once
+#include <type_traits>
 #include <utility>
 
 #include "tessel/core/global_tile.hpp"
@@ -276,5 +277,16 @@ struct generic_tile_ops {
   }
 
 };
+
+// Optional, per policy: mma(ctx, c, a, b, a_row0, b_col0, accumulate) on
+// shared A and B, computing C = A·B without reading C where accumulate is
+// false (sm90's wgmma: its scale-d operand), so that an op's first step needs
+// no zero() of C before it. mma_overwrites says whether policy P has it for
+// these operand types; an op without it zeroes C and accumulates.
+template <class P, class Ctx, class C, class A, class B, class = void> struct mma_overwrites : std::false_type {};
+template <class P, class Ctx, class C, class A, class B>
+struct mma_overwrites<P, Ctx, C, A, B,
+                      std::void_t<decltype(P::mma(std::declval<Ctx&>(), std::declval<C&>(), std::declval<A>(),
+                                                  std::declval<B>(), 0, 0, false))>> : std::true_type {};
 
 }  // namespace tessel

@@ -82,7 +82,8 @@ struct sm90_tma_gemm_config {
 // registers per lane); 3 stages of 16 + 32 KiB and 2 × 32 KiB of epilogue
 // staging (208 KiB of the H100's 227 KiB). 4 stages with 2 × 16 KiB of
 // staging (EpilogueKiB 16: 225 KiB) measured no faster (0.94-0.99x where this
-// ran 0.96-0.98x in the same run; bench/notes/cuda_gemm.md).
+// ran 0.96-0.98x in the same run; again no faster after the cheaper epilogue
+// of cvt_pack4, 2026-11-23; bench/notes/cuda_gemm.md).
 template <> struct sm90_gemm_config<bf16> : sm90_tma_gemm_config<bf16, 128, 256, 64, 2, 3> {};
 template <> struct sm90_gemm_config<fp16> : sm90_tma_gemm_config<fp16, 128, 256, 64, 2, 3> {};
 // The same with units split by steps (split-K, core/split_plan.hpp): what

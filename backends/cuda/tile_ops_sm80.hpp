@@ -236,12 +236,13 @@ struct sm80_tile_ops : generic_tile_ops {
                       c_source_of_a<atom>(0, 5) == 5 && c_source_of_a<atom>(0, 6) == 6 && c_source_of_a<atom>(0, 7) == 7,
                   "relayout: A value v must be value v % 4 of C n-tile v / 4");
     TESSEL_UNROLL for (int i = 0; i < TM; ++i)
-      TESSEL_UNROLL for (int k = 0; k < TK; ++k)
-        TESSEL_UNROLL for (int h = 0; h < 4; ++h) {
-          const float* f = src.frag[i][2 * k + h / 2];
-          atom::unpack(arch::cvt_pack(f[2 * (h % 2)], f[2 * (h % 2) + 1], T{}), dst.frag[i][k][2 * h],
-                       dst.frag[i][k][2 * h + 1]);
-        }
+      TESSEL_UNROLL for (int k = 0; k < TK; ++k) {
+        float f[8];
+        TESSEL_UNROLL for (int v = 0; v < 8; ++v) f[v] = src.frag[i][2 * k + v / 4][v % 4];
+        std::uint32_t r[4];
+        arch::cvt_pack4(f, r, T{});
+        TESSEL_UNROLL for (int h = 0; h < 4; ++h) atom::unpack(r[h], dst.frag[i][k][2 * h], dst.frag[i][k][2 * h + 1]);
+      }
   }
 
   // t(r, c) = exp2(t(r, c)·scale − vec[r]) on ex2.approx.ftz (what FlashAttention

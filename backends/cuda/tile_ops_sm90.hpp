@@ -114,7 +114,7 @@ struct sm90_tile_ops : sm80_tile_ops {
   // with them in flight: mma_wait<n>(c) retires them.
   template <class U, class T, int N, int TM, int TN, int BM, int BK, bool AK, int BK2, int BN, bool BNC>
   TESSEL_DEVICE static void mma(U& /*u*/, rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& c, st<T, swizzle128<BM, BK, AK>> a,
-                                st<T, swizzle128<BK2, BN, BNC>> b, int a_row0, int b_col0) {
+                                st<T, swizzle128<BK2, BN, BNC>> b, int a_row0, int b_col0, bool accumulate = true) {
     static_assert(U::lanes == 128, "mma: the wgmma atom runs on a group_scope<4> unit");
     static_assert(BK == BK2 && BK % 16 == 0, "mma: A's K must equal B's K, a multiple of 16");
     constexpr int W = sm90_detail::wgmma_width<N, TN>, per = W / N;
@@ -126,7 +126,8 @@ struct sm90_tile_ops : sm80_tile_ops {
         TESSEL_UNROLL for (int j = 0; j < TN; j += per) {
           const std::uint64_t da = sm90_detail::operand_descriptor<BM, BK, AK, T>(sa, a_row0 + 64 * i, ks);
           const std::uint64_t db = sm90_detail::operand_descriptor<BN, BK, !BNC, T>(sb, b_col0 + N * j, ks);
-          arch::wgmma_ss<AK ? 0 : 1, BNC ? 1 : 0>(sm90_detail::wide<W>(c.frag[i][j]), da, db, T{});
+          arch::wgmma_ss<AK ? 0 : 1, BNC ? 1 : 0>(sm90_detail::wide<W>(c.frag[i][j]), da, db, T{},
+                                                  ks == 0 ? int(accumulate) : 1);
         }
     arch::wgmma_commit();
   }
@@ -170,14 +171,19 @@ struct sm90_tile_ops : sm80_tile_ops {
                       c_source_of_a<atom>(0, 1, 0) == 1 && c_source_of_a<atom>(0, 6, 0) == 6,
                   "relayout: A value v of k-tile k must be C value 8k + v of the row");
     TESSEL_UNROLL for (int i = 0; i < TM; ++i)
-      TESSEL_UNROLL for (int k = 0; k < TK; ++k)
-        TESSEL_UNROLL for (int h = 0; h < 4; ++h) {
-          const int s = 8 * k + 2 * h;  // c_source_of_a(lane, 2h, k), checked above
-          const float* f = &src.frag[i][s / atom::c_values][s % atom::c_values];
-          const std::uint32_t r = arch::cvt_pack(f[0], f[1], T{});
-          dst.frag[i][k][2 * h] = T::from_bits(std::uint16_t(r & 0xffffu));
-          dst.frag[i][k][2 * h + 1] = T::from_bits(std::uint16_t(r >> 16));
+      TESSEL_UNROLL for (int k = 0; k < TK; ++k) {
+        float f[8];
+        TESSEL_UNROLL for (int v = 0; v < 8; ++v) {
+          const int s = 8 * k + v;  // c_source_of_a(lane, v, k), checked above
+          f[v] = src.frag[i][s / atom::c_values][s % atom::c_values];
         }
+        std::uint32_t r[4];
+        arch::cvt_pack4(f, r, T{});
+        TESSEL_UNROLL for (int h = 0; h < 4; ++h) {
+          dst.frag[i][k][2 * h] = T::from_bits(std::uint16_t(r[h] & 0xffffu));
+          dst.frag[i][k][2 * h + 1] = T::from_bits(std::uint16_t(r[h] >> 16));
+        }
+      }
   }
   // out[i][v] = op over the row of value v (generic_tile_ops::row_reduce): a
   // lane's values v with (v % 4) / 2 = 0 lie in row g of its warp's 16, the
@@ -273,12 +279,10 @@ struct sm90_tile_ops : sm80_tile_ops {
       TESSEL_UNROLL for (int i = 0; i < TM; ++i)
         TESSEL_UNROLL for (int j = 0; j < N / 8; j += 2) {
           if ((8 * j) / S::round_cols != Round) continue;
+          float o[8];
+          TESSEL_UNROLL for (int m = 0; m < 4; ++m) result(i, 4 * (j + m / 2) + 2 * (m % 2), o[2 * m], o[2 * m + 1]);
           std::uint32_t regs[4];
-          TESSEL_UNROLL for (int m = 0; m < 4; ++m) {
-            float o0, o1;
-            result(i, 4 * (j + m / 2) + 2 * (m % 2), o0, o1);
-            regs[m] = arch::cvt_pack(o0, o1, TD{});
-          }
+          arch::cvt_pack4(o, regs, TD{});
           const int row = 64 * i + 16 * w + 8 * (k % 2) + r8;
           const int cc = 8 * (j + k / 2) - Round * S::round_cols;  // first column of this lane's row
           const int q = cc / S::panel_cols, chunk = (cc % S::panel_cols) / 8;

@@ -83,44 +83,49 @@ TESSEL_HOST_DEVICE constexpr std::uint64_t smem_descriptor_sw128(std::uint32_t s
 //   wgmma_rs<TransB>(d, a, desc_b, T{}): A from registers — a[0..3] of lane l of
 //     warp w hold the mma_m16n8k16 A fragment (atom/mma_m16n8k16.hpp, two
 //     16-bit values per register) of rows 16w .. 16w+15 of the 64 × 16 A slice.
-// D always accumulates (scale-d = 1); scale-a = scale-b = 1.
+// wgmma_ss: D = A·B + (scale_d ? D : 0); wgmma_rs: D always accumulates; scale-a = scale-b = 1.
 #if TESSEL_CUDA_WGMMA
-#define TESSEL_WGMMA_ASM(NREG, SHAPE, TYPE, OPERANDS, ...)                                                 \
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned." SHAPE ".f32." TYPE \
+#define TESSEL_WGMMA_ASM(NREG, SHAPE, TYPE, SCALE, OPERANDS, ...)                                          \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, " SCALE ", 0;\nwgmma.mma_async.sync.aligned." SHAPE ".f32." TYPE \
                "." TYPE " " TESSEL_WGMMA_D##NREG ", " OPERANDS ";\n}\n"                                     \
                : TESSEL_WGMMA_OUT##NREG                                                                   \
                : __VA_ARGS__)
 #else
-#define TESSEL_WGMMA_ASM(NREG, SHAPE, TYPE, OPERANDS, ...) TESSEL_CUDA_NO_WGMMA()
+#define TESSEL_WGMMA_ASM(NREG, SHAPE, TYPE, SCALE, OPERANDS, ...) TESSEL_CUDA_NO_WGMMA()
 #endif
 
 // One shape: the shared × shared and register × shared forms, for bf16 and fp16.
 // SS / RS: the operand text after the accumulator list (%NREG.. numbered on).
-#define TESSEL_WGMMA_SHAPE(NREG, SHAPE, SS, RS)                                                                  \
+#define TESSEL_WGMMA_SHAPE(NREG, SHAPE, SS, SS_SCALE, RS)                                                        \
   template <int TransA, int TransB>                                                                              \
-  TESSEL_DEVICE void wgmma_ss(float(&d)[NREG], std::uint64_t desc_a, std::uint64_t desc_b, bf16) {               \
-    TESSEL_WGMMA_ASM(NREG, SHAPE, "bf16", SS, "l"(desc_a), "l"(desc_b), "n"(TransA), "n"(TransB));               \
-    (void)d, (void)desc_a, (void)desc_b;                                                                         \
+  TESSEL_DEVICE void wgmma_ss(float(&d)[NREG], std::uint64_t desc_a, std::uint64_t desc_b, bf16, int scale_d = 1) { \
+    TESSEL_WGMMA_ASM(NREG, SHAPE, "bf16", SS_SCALE, SS, "l"(desc_a), "l"(desc_b), "n"(TransA), "n"(TransB),       \
+                     "r"(scale_d));                                                                              \
+    (void)d, (void)desc_a, (void)desc_b, (void)scale_d;                                                          \
   }                                                                                                              \
   template <int TransA, int TransB>                                                                              \
-  TESSEL_DEVICE void wgmma_ss(float(&d)[NREG], std::uint64_t desc_a, std::uint64_t desc_b, fp16) {               \
-    TESSEL_WGMMA_ASM(NREG, SHAPE, "f16", SS, "l"(desc_a), "l"(desc_b), "n"(TransA), "n"(TransB));                \
-    (void)d, (void)desc_a, (void)desc_b;                                                                         \
+  TESSEL_DEVICE void wgmma_ss(float(&d)[NREG], std::uint64_t desc_a, std::uint64_t desc_b, fp16, int scale_d = 1) { \
+    TESSEL_WGMMA_ASM(NREG, SHAPE, "f16", SS_SCALE, SS, "l"(desc_a), "l"(desc_b), "n"(TransA), "n"(TransB),        \
+                     "r"(scale_d));                                                                              \
+    (void)d, (void)desc_a, (void)desc_b, (void)scale_d;                                                          \
   }                                                                                                              \
   template <int TransB>                                                                                          \
   TESSEL_DEVICE void wgmma_rs(float(&d)[NREG], const std::uint32_t(&a)[4], std::uint64_t desc_b, bf16) {         \
-    TESSEL_WGMMA_ASM(NREG, SHAPE, "bf16", RS, "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "n"(TransB)); \
+    TESSEL_WGMMA_ASM(NREG, SHAPE, "bf16", "1", RS, "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b),       \
+                     "n"(TransB));                                                                               \
     (void)d, (void)a, (void)desc_b;                                                                              \
   }                                                                                                              \
   template <int TransB>                                                                                          \
   TESSEL_DEVICE void wgmma_rs(float(&d)[NREG], const std::uint32_t(&a)[4], std::uint64_t desc_b, fp16) {         \
-    TESSEL_WGMMA_ASM(NREG, SHAPE, "f16", RS, "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "n"(TransB));  \
+    TESSEL_WGMMA_ASM(NREG, SHAPE, "f16", "1", RS, "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b),        \
+                     "n"(TransB));                                                                               \
     (void)d, (void)a, (void)desc_b;                                                                              \
   }
 
-TESSEL_WGMMA_SHAPE(32, "m64n64k16", "%32, %33, p, 1, 1, %34, %35", "{%32, %33, %34, %35}, %36, p, 1, 1, %37")
-TESSEL_WGMMA_SHAPE(64, "m64n128k16", "%64, %65, p, 1, 1, %66, %67", "{%64, %65, %66, %67}, %68, p, 1, 1, %69")
-TESSEL_WGMMA_SHAPE(128, "m64n256k16", "%128, %129, p, 1, 1, %130, %131",
+TESSEL_WGMMA_SHAPE(32, "m64n64k16", "%32, %33, p, 1, 1, %34, %35", "%36", "{%32, %33, %34, %35}, %36, p, 1, 1, %37")
+TESSEL_WGMMA_SHAPE(64, "m64n128k16", "%64, %65, p, 1, 1, %66, %67", "%68",
+                   "{%64, %65, %66, %67}, %68, p, 1, 1, %69")
+TESSEL_WGMMA_SHAPE(128, "m64n256k16", "%128, %129, p, 1, 1, %130, %131", "%132",
                    "{%128, %129, %130, %131}, %132, p, 1, 1, %133")
 #undef TESSEL_WGMMA_SHAPE
 #undef TESSEL_WGMMA_ASM
