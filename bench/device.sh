@@ -224,6 +224,19 @@ step_ncu() {
     --section MemoryWorkloadAnalysis --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active \
     "$b" gemm --dtype bf16 --out input --shapes 4096 --repeat 3 >"$OUT/ncu_gemm.txt" 2>&1
   note "ncu gemm: rc=$? ($(grep -c "Section:" "$OUT/ncu_gemm.txt") sections)"
+  # Per-SASS-line warp samples (where the consumers wait) for TESSEL_NCU_SOURCE_ROWS, e.g.
+  # "gemm --dtype bf16 --out f32 --shapes 2048 --batch 16 --repeat 3": ncu_source.csv.gz.
+  [ -n "${TESSEL_NCU_SOURCE_ROWS:-}" ] || return 0
+  local rows
+  # shellcheck disable=SC2206
+  rows=($TESSEL_NCU_SOURCE_ROWS)
+  timeout 240 ncu --clock-control none --kernel-name-base mangled -k "regex:sm90_tma_schedule" --launch-skip 3 -c 1 \
+    --section WarpStateStats --section SourceCounters --section SpeedOfLight \
+    --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active \
+    -f -o "$build/ncu_source" "$b" "${rows[@]}" >"$OUT/ncu_source_run.txt" 2>&1
+  note "ncu source ($TESSEL_NCU_SOURCE_ROWS): rc=$?"
+  ncu --import "$build/ncu_source.ncu-rep" --page source --csv --print-source sass 2>&1 | gzip >"$OUT/ncu_source.csv.gz"
+  ncu --import "$build/ncu_source.ncu-rep" --page details >>"$OUT/ncu_source_run.txt" 2>&1
 }
 
 # ---- 5. attention vs PyTorch SDPA (flash, cuDNN), same inputs, same process ----
