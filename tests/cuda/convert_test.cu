@@ -27,7 +27,7 @@
 namespace tessel::test {
 namespace {
 
-// out4[8g .. 8g + 3]: cvt_pack4 of group g; out1[8g .. 8g + 3]: cvt_pack per pair.
+// out4[4g .. 4g + 3]: cvt_pack4 of group g (values 8g .. 8g + 7); out1[4g .. 4g + 3]: cvt_pack per pair.
 template <class T>
 __global__ void convert_groups(const float* in, std::uint32_t* out4, std::uint32_t* out1, int groups) {
   const int g = blockIdx.x * blockDim.x + threadIdx.x;
