@@ -45,8 +45,9 @@
 //                                          every unit has the same steps, and a unit's steps may
 //                                          run in ranges apart (start(), then compute() over the
 //                                          range) whose partial() tiles (fp32) add up to the whole
-//                                          unit's; then a schedule may split the last waves by
-//                                          steps (stream-K, core/split_plan.hpp)
+//                                          unit's; then a schedule may split units by steps
+//                                          where they are fewer than its blocks (split-K,
+//                                          core/split_plan.hpp)
 //   optional: static constexpr bool grouped_layers;      layer l of an operand is entry
 //                                          l % layers of group l / layers (global_operand's
 //                                          groups: attention's (batch, head) pairs)

@@ -112,11 +112,6 @@ struct split_plan {
     c.g += k1 - k0;
     return true;
   }
-  template <class F> TESSEL_HOST_DEVICE void for_each_piece(int b, F&& f) const {
-    cursor c = first(b);
-    split_piece piece{};
-    while (next(c, piece)) f(piece);
-  }
 };
 
 }  // namespace tessel

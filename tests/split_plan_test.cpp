@@ -39,7 +39,8 @@ void check_plan(long long units, int steps, int grid) {
   long long busiest = 0;
   for (int b = 0; b < grid; ++b) {
     std::vector<split_piece> pieces;
-    sp.for_each_piece(b, [&](const split_piece& pc) { pieces.push_back(pc); });
+    split_plan::cursor c = sp.first(b);  // the walk the device schedule makes
+    for (split_piece pc{}; sp.next(c, pc);) pieces.push_back(pc);
     long long load = 0;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
       const split_piece& pc = pieces[i];

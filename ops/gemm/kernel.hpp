@@ -118,7 +118,8 @@ template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_stages 
   }
 
   // Steps add up: a unit's steps may be split into ranges run apart, whose
-  // accumulators (partial(state)) sum to the unit's (schedules with stream-K).
+  // accumulators (partial(state)) sum to the unit's (schedules that split
+  // units by steps: core/split_plan.hpp).
   static constexpr bool split_steps = true;
   TESSEL_HOST_DEVICE static acc_t& partial(state& st) {
     settle(st);

@@ -68,9 +68,10 @@ TESSEL_DEVICE bool any_nan(const float (&v)[8]) {
 }
 
 // r[m] = cvt_pack(v[2m], v[2m + 1], T) for m < 4: four cvt, then the NaN
-// encoding only where any_nan finds one. The per-pair encoding of cvt_pack
-// is ~10 instructions a pair on the common path; this is ~1.5 (measured on
-// the H100: +1.5-2% for the GEMM with 16-bit C, bench/notes/cuda_gemm.md).
+// encoding only where any_nan finds one: a cvt and a setp a pair, and one
+// select and branch per four pairs, where cvt_pack's per-pair encoding costs
+// ~10 instructions a pair NaN or not (H100: +1.5-2% for the GEMM with 16-bit
+// C, bench/notes/cuda_gemm.md).
 template <class T> TESSEL_DEVICE void cvt_pack4(const float (&v)[8], std::uint32_t (&r)[4], T) {
   TESSEL_UNROLL for (int m = 0; m < 4; ++m) r[m] = cvt_pack_raw(v[2 * m], v[2 * m + 1], T{});
   if (any_nan(v))
