@@ -15,7 +15,9 @@
 # TESSEL_DEVICE_STEPS (the steps, in order; default "build test sanitize bench"),
 # TESSEL_PROBE_MODE (the probe's mode in the bench step: full or quick),
 # TESSEL_SANITIZE_SCOPE (gemm: skip the attention sanitizer runs; attention: only those).
-# The test step also reruns the GEMM and attention tests with TESSEL_CUDA_POLICY=sm80.
+# Steps: build test sanitize bench odd gvariants ncu variants attention python (see each below).
+# The test step also reruns the GEMM and attention tests with TESSEL_CUDA_POLICY=sm80, and the GEMM
+# tests with TESSEL_CUDA_REPACK=never (no aligned copies of misaligned matrices: backends/cuda/operand_copy.hpp).
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -84,6 +86,11 @@ step_test() {
       >>"$OUT/ctest.log" 2>&1
     then r=passed; else r=FAILED; fi
     note "GEMM + attention tests with TESSEL_CUDA_POLICY=sm80: $r, $(grep -E '^\[  PASSED  \]' "$OUT/ctest.log" | tail -1)"
+    # Once more without the aligned copies of misaligned 16-bit matrices (operand_copy.hpp): the sm80 policy takes those.
+    if TESSEL_CUDA_REPACK=never timeout 150 "$tests_bin" --gtest_filter="$gemm_filter:*Views*" --gtest_brief=1 \
+      >>"$OUT/ctest.log" 2>&1
+    then r=passed; else r=FAILED; fi
+    note "GEMM tests with TESSEL_CUDA_REPACK=never: $r, $(grep -E '^\[  PASSED  \]' "$OUT/ctest.log" | tail -1)"
   fi
 }
 
@@ -175,6 +182,24 @@ step_bench() {
     timeout 150 "$build/probe" ${TESSEL_PROBE_MODE:-full} >"$OUT/probe.txt" 2>&1
     note "probe: rc=$? $(grep CORRECTNESS "$OUT/probe.txt")"
   fi
+}
+
+# ---- 4b. odd shapes: leading dimensions no tensor map takes, without the aligned copies
+# (TESSEL_CUDA_REPACK=never: the sm80 policy) and with them (the default); cuBLAS in each process.
+step_odd() {
+  [ -x "$build/tools/tessel-bench" ] || { note "tessel-bench: not in this build"; return; }
+  local mode shapes=(--shape 64x65x33 --shape 128x129x63 --shape 255x257x127 --shape 511x513x255 --shape 1023x1025x511 --shape 1000x3000x777
+    --shape 2047x2049x1023 --shape 4095x4097x4095 --shape 4096x4096x4095 --shape 4096x4095x4096)
+  for mode in never default; do
+    if [ $mode = default ]; then
+      timeout 150 "$build/tools/tessel-bench" gemm --dtype bf16 --out input "${shapes[@]}" --repeat 9 \
+        --json "$OUT/bench_gemm_odd_$mode.json" >"$OUT/bench_gemm_odd_$mode.txt" 2>&1
+    else
+      TESSEL_CUDA_REPACK=$mode timeout 150 "$build/tools/tessel-bench" gemm --dtype bf16 --out input "${shapes[@]}" \
+        --repeat 9 --json "$OUT/bench_gemm_odd_$mode.json" >"$OUT/bench_gemm_odd_$mode.txt" 2>&1
+    fi
+    note "tessel-bench gemm odd shapes, repack $mode: rc=$?"
+  done
 }
 
 # ---- 4a. GEMM tuning variants: TESSEL_DEVICE_GEMM_VARIANTS="name:flags;name2@SRC:flags;..." — each a
@@ -305,8 +330,8 @@ step_python() {
 
 for s in $steps; do
   case $s in
-    build | test | sanitize | bench | gvariants | ncu | variants | attention | python) "step_$s" ;;
-    *) note "unknown step '$s' (expected build, test, sanitize, bench, gvariants, ncu, variants, attention, python)" ;;
+    build | test | sanitize | bench | odd | gvariants | ncu | variants | attention | python) "step_$s" ;;
+    *) note "unknown step '$s' (expected build, test, sanitize, bench, odd, gvariants, ncu, variants, attention, python)" ;;
   esac
 done
 # At most 8 files come back: the logs travel as one archive.
@@ -316,7 +341,7 @@ done
 echo
 echo "================ summary ================"
 cat "$summary"
-for f in bench_gemm bench_gemm_trans bench_gemm_batch; do
+for f in bench_gemm bench_gemm_trans bench_gemm_batch bench_gemm_odd_never bench_gemm_odd_default; do
   [ -f "$OUT/$f.txt" ] && { echo "---- tessel-bench $f"; grep -E "^ +[0-9]+ +[0-9]+x" "$OUT/$f.txt" |
     awk '{print "batch", $1, $2, $3, "->", $4, $5, "tessel", $8, "peer", $(NF-6), "ratio", $(NF-5), $NF}'; }
 done

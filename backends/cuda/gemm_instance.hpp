@@ -1,9 +1,12 @@
 // tessel/cuda/gemm_instance.hpp — the body of each gemm_<in>_<out>.cu: the GEMM
 // for one type pair on the sm90 policy (TMA + wgmma) where it applies — its
 // units split by steps (sm90_split_units) where the split plan says that pays
-// on this device — else on the sm80 policy, launched through launch.hpp.
+// on this device — else on the sm80 policy, launched through launch.hpp. An
+// operand no tensor map can describe is first copied aligned where that pays
+// (operand_copy.hpp).
 #pragma once
 #include "tessel/cuda/gemm_paths.hpp"
+#include "tessel/cuda/operand_copy.hpp"
 #include "tessel/cuda/policy_sm80.hpp"
 #include "tessel/cuda/policy_choice.hpp"
 #include "tessel/cuda/policy_sm90.hpp"
@@ -39,6 +42,21 @@ struct split_applies {
   }
 };
 
+// Runs `call` on the sm90 policy (split or not) where its operands fit tensor
+// maps; false where they do not (nothing launched).
+template <class TIn, class TOut> bool gemm_sm90(const gemm_call& call, gemm_launcher& launch) {
+  bool tma = false;
+  sm90_applies<TIn, TOut> check_tma{tma};
+  ops::gemm_typed<sm90, TIn, TOut>(call, check_tma);
+  if (!tma) return false;
+  bool split = false;
+  split_applies check_split{split};
+  ops::gemm_typed<sm90_split_units, TIn, TOut>(call, check_split);
+  if (split) ops::gemm_typed<sm90_split_units, TIn, TOut>(call, launch);
+  else ops::gemm_typed<sm90, TIn, TOut>(call, launch);
+  return true;
+}
+
 template <class TIn, class TOut> void gemm_instance(const gemm_call& call, cudaStream_t stream) {
   gemm_launcher launch{stream};
   if constexpr (sizeof(TIn) == 2) {
@@ -48,17 +66,13 @@ template <class TIn, class TOut> void gemm_instance(const gemm_call& call, cudaS
     }
     using probe = ops::gemm_kernel<sm90, TIn, TOut, true, true>;
     if (use_sm90<probe, probe::warps * warp_lanes>()) {
-      bool tma = false;
-      sm90_applies<TIn, TOut> check_tma{tma};
-      ops::gemm_typed<sm90, TIn, TOut>(call, check_tma);
-      if (tma) {
-        bool split = false;
-        split_applies check_split{split};
-        ops::gemm_typed<sm90_split_units, TIn, TOut>(call, check_split);
-        if (split) ops::gemm_typed<sm90_split_units, TIn, TOut>(call, launch);
-        else ops::gemm_typed<sm90, TIn, TOut>(call, launch);
-        return;
-      }
+      // Matrices a tensor map cannot describe (an odd leading dimension):
+      // aligned copies where they pay (operand_copy.hpp).
+      const operand_copies copies(call, sizeof(TIn), sizeof(TOut), stream);
+      const gemm_call& run = copies.ok() ? copies.call : call;
+      if (!gemm_sm90<TIn, TOut>(run, launch)) ops::gemm_typed<sm80, TIn, TOut>(run, launch);
+      copies.finish();
+      return;
     }
   }
   ops::gemm_typed<sm80, TIn, TOut>(call, launch);

@@ -1,0 +1,178 @@
+// tessel/cuda/operand_copy.hpp — aligned copies of GEMM operands that a tensor map cannot describe.
+//
+// A tensor map needs a 16-byte aligned base and 16-byte multiples for its
+// strides (tensor_map.hpp), so a contiguous operand with an odd leading
+// dimension (row-major A with K = 777) is refused by the sm90 schedule and ran
+// on the sm80 policy: 0.07-0.44x cuBLAS on the H100.
+// operand_copies instead copies each such operand of a call into tessel's
+// stream-ordered pool (launch.hpp's workspace_pool), in the same majorness
+// with its leading dimension rounded up to 8 elements:
+//   op(A) rows × cols, src element (b, r, c) at b·batch + r·rs + c·cs ->
+//   dst (b, r, c) at b·dst_batch + r·ld + c   (contiguous along cols), or
+//                    b·dst_batch + r + c·ld   (contiguous along rows)
+// (a shared operand, batch stride 0, is copied once and stays shared). A C
+// the TMA store cannot write (rows not contiguous, or misaligned; its direct
+// stores then go element by element) is computed into such a copy, row-major,
+// and copied back after the GEMM (copied in first where beta != 0). The
+// copies and the GEMM go on the caller's stream; the copies are freed in
+// stream order after the GEMM. Padding elements are never read (the maps'
+// extents are the matrix's). Where the pool cannot hold them, nothing is
+// copied and the call runs as it is.
+//
+// It pays at every size measured (copies_enabled, below);
+// TESSEL_CUDA_REPACK=never in the environment turns the copies off (to test
+// the sm80 path on such shapes). Include only from CUDA translation units.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <algorithm>
+#include <cstring>
+
+#include <cuda_runtime.h>
+
+#include "tessel/cuda/launch.hpp"
+#include "tessel/cuda/tensor_map.hpp"
+#include "tessel/ops/gemm/call.hpp"
+
+namespace tessel::cuda {
+
+// dst(b, o, i) = src(b, o, i) over batch × outer × inner elements, both
+// strided (element (b, o, i) at b·batch + o·outer + i·inner of each). One block
+// row per (outer, batch) in grid-stride loops; lanes run along inner, which
+// the caller makes the contiguous dimension of the copy's aligned side.
+struct copy_strides {
+  std::int64_t outer, inner, batch;
+};
+template <class T>
+__global__ void copy_operand_kernel(const T* src, T* dst, int outer, int inner, int batch, copy_strides s,
+                                    copy_strides d) {
+  for (int b = int(blockIdx.z); b < batch; b += int(gridDim.z))
+    for (int o = int(blockIdx.y); o < outer; o += int(gridDim.y)) {
+      const T* from = src + b * s.batch + o * s.outer;
+      T* to = dst + b * d.batch + o * d.outer;
+      for (int i = int(threadIdx.x + blockIdx.x * blockDim.x); i < inner; i += int(blockDim.x * gridDim.x))
+        to[i * d.inner] = from[i * s.inner];
+    }
+}
+
+// Whether to copy a call's misaligned matrices: yes, unless
+// TESSEL_CUDA_REPACK=never. Measured on the H100 (bf16 in and out;
+// bench/results/cuda_h100_gemm_odd_2026-11-23_summary.txt): the sm80 policy
+// on such operands ran 0.009-37 TFLOP/s (0.07-0.44x cuBLAS); the copies plus
+// the sm90 kernel 0.011-600 TFLOP/s (0.40-4.19x), faster at every size
+// measured, from 64 × 65 × 33 (25 against 30 us) up.
+inline bool copies_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("TESSEL_CUDA_REPACK");
+    return e == nullptr || std::strcmp(e, "never") != 0;
+  }();
+  return on;
+}
+
+// The copies of one call: `call` with each matrix a tensor map refuses
+// replaced by an aligned copy (ok() false where none was needed or made).
+// A and B are copied when made; C, where copied, holds the old C only where
+// beta != 0, and finish() — after the GEMM on `call` — copies it back.
+class operand_copies {
+ public:
+  // In, out: the sizes of the input and output element types (in: 2, bf16 or fp16).
+  operand_copies(const gemm_call& original, std::size_t in, std::size_t out, cudaStream_t stream)
+      : call(original), original_(original), stream_(stream) {
+    if (call.batch <= 0 || in != 2 || (out != 2 && out != 4)) return;
+    matrix_ref* refs[3] = {&call.a, &call.b, &call.c};
+    const int rows[3] = {call.m, call.k, call.m}, cols[3] = {call.k, call.n, call.n};
+    const std::size_t elem[3] = {in, in, out};
+    std::size_t bytes[3] = {0, 0, 0};
+    for (int i = 0; i < 3; ++i)
+      if (needs_copy(*refs[i], rows[i], cols[i], elem[i], i == 2)) bytes[i] = plan_bytes(*refs[i], rows[i], cols[i], elem[i]);
+    if (bytes[0] + bytes[1] + bytes[2] == 0 || !copies_enabled()) return;
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess) return;
+    void* ws = nullptr;
+    if (cudaMallocFromPoolAsync(&ws, bytes[0] + bytes[1] + bytes[2], workspace_pool(device), stream) != cudaSuccess) {
+      (void)cudaGetLastError();  // no room: the call as it is
+      return;
+    }
+    ws_ = ws;
+    char* at = static_cast<char*>(ws);
+    for (int i = 0; i < 3; ++i)
+      if (bytes[i] > 0) {
+        const matrix_ref aligned = layout(*refs[i], rows[i], cols[i], at);
+        if (i < 2 || call.beta != 0.0f) copy(*refs[i], aligned, rows[i], cols[i], elem[i]);
+        *refs[i] = aligned;
+        at += bytes[i];
+      }
+    c_copied_ = bytes[2] > 0;
+    made_ = true;
+  }
+  // After the GEMM on `call`: C's copy back into the caller's C.
+  void finish() const {
+    if (c_copied_) copy(call.c, original_.c, call.m, call.n, call.out == dtype::f32 ? 4 : 2);
+  }
+  ~operand_copies() {
+    if (ws_ != nullptr) (void)cudaFreeAsync(ws_, stream_);  // after the GEMM and the copy back, in stream order
+  }
+  operand_copies(const operand_copies&) = delete;
+  operand_copies& operator=(const operand_copies&) = delete;
+  bool ok() const { return made_; }
+  gemm_call call;  // the call on the copies
+
+ private:
+  // A copy is needed where a tensor map cannot describe the matrix as it is
+  // (C: one whose rows are contiguous, as the TMA store writes them).
+  static bool needs_copy(const matrix_ref& r, int rows, int cols, std::size_t elem, bool output) {
+    const std::int64_t lead = r.col_stride == 1 ? r.row_stride : r.col_stride;
+    const auto misaligned = [&](std::int64_t e) { return (e * std::int64_t(elem)) % 16 != 0; };
+    const bool along = output ? r.col_stride == 1 : r.col_stride == 1 || (r.row_stride == 1 && r.col_stride != 1);
+    return rows > 0 && cols > 0 &&
+           (!along || reinterpret_cast<std::uintptr_t>(r.ptr) % 16 != 0 || misaligned(lead) || misaligned(r.batch_stride));
+  }
+  // The copy's layout: contiguous along cols unless an input runs along rows
+  // (C always along cols), each line padded to 8 elements; one entry where the
+  // matrix is shared by the batch (batch stride 0).
+  static bool along_rows(const matrix_ref& r) { return r.col_stride != 1 && r.row_stride == 1; }
+  static std::int64_t padded(std::int64_t n) { return (n + 7) / 8 * 8; }
+  std::int64_t layers(const matrix_ref& r) const { return r.batch_stride == 0 ? 1 : call.batch; }
+  bool by_rows(const matrix_ref& r) const { return &r != &call.c && along_rows(r); }
+  std::size_t plan_bytes(const matrix_ref& r, int rows, int cols, std::size_t elem) const {
+    const std::int64_t outer = by_rows(r) ? cols : rows, inner = by_rows(r) ? rows : cols;
+    const std::size_t b = std::size_t(layers(r) * outer * padded(inner)) * elem;
+    return (b + 255) / 256 * 256;
+  }
+  matrix_ref layout(const matrix_ref& r, int rows, int cols, void* at) const {
+    const bool rw = by_rows(r);
+    const std::int64_t outer = rw ? cols : rows, ld = padded(rw ? rows : cols);
+    return {at, rw ? 1 : ld, rw ? ld : 1, r.batch_stride == 0 ? 0 : outer * ld};
+  }
+  // to(b, r, c) = from(b, r, c) for every entry; lanes along the aligned side's contiguous dimension.
+  void copy(const matrix_ref& from, const matrix_ref& to, int rows, int cols, std::size_t elem) const {
+    const matrix_ref& aligned = to.ptr == original_.c.ptr ? from : to;
+    const bool lanes_on_rows = aligned.row_stride == 1 && aligned.col_stride != 1;
+    const int outer = lanes_on_rows ? cols : rows, inner = lanes_on_rows ? rows : cols;
+    const auto strides = [&](const matrix_ref& m) {
+      return copy_strides{lanes_on_rows ? m.col_stride : m.row_stride, lanes_on_rows ? m.row_stride : m.col_stride,
+                          m.batch_stride};
+    };
+    const std::int64_t n = std::max(layers(from), layers(to));
+    const dim3 block(256);
+    const dim3 grid(unsigned((inner + 255) / 256 < 8 ? (inner + 255) / 256 : 8), unsigned(outer < 65535 ? outer : 65535),
+                    unsigned(n < 65535 ? n : 65535));
+    if (elem == 2)
+      copy_operand_kernel<std::uint16_t><<<grid, block, 0, stream_>>>(static_cast<const std::uint16_t*>(from.ptr),
+                                                                      static_cast<std::uint16_t*>(const_cast<void*>(to.ptr)),
+                                                                      outer, inner, int(n), strides(from), strides(to));
+    else
+      copy_operand_kernel<std::uint32_t><<<grid, block, 0, stream_>>>(static_cast<const std::uint32_t*>(from.ptr),
+                                                                      static_cast<std::uint32_t*>(const_cast<void*>(to.ptr)),
+                                                                      outer, inner, int(n), strides(from), strides(to));
+    check(cudaGetLastError(), "operand copy launch (cudaLaunchKernel)", launch_shape{});
+  }
+
+  gemm_call original_;
+  cudaStream_t stream_;
+  void* ws_ = nullptr;
+  bool made_ = false, c_copied_ = false;
+};
+
+}  // namespace tessel::cuda
