@@ -25,8 +25,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include <cuda_runtime.h>
@@ -34,6 +34,7 @@
 #include "tessel/cuda/launch.hpp"
 #include "tessel/cuda/tensor_map.hpp"
 #include "tessel/ops/gemm/call.hpp"
+#include "tessel/ops/gemm/dispatch.hpp"
 
 namespace tessel::cuda {
 
@@ -99,7 +100,7 @@ class operand_copies {
     for (int i = 0; i < 3; ++i)
       if (bytes[i] > 0) {
         const matrix_ref aligned = layout(*refs[i], rows[i], cols[i], at);
-        if (i < 2 || call.beta != 0.0f) copy(*refs[i], aligned, rows[i], cols[i], elem[i]);
+        if (i < 2 || call.beta != 0.0f) copy(*refs[i], aligned, aligned, rows[i], cols[i], elem[i]);
         *refs[i] = aligned;
         at += bytes[i];
       }
@@ -108,7 +109,7 @@ class operand_copies {
   }
   // After the GEMM on `call`: C's copy back into the caller's C.
   void finish() const {
-    if (c_copied_) copy(call.c, original_.c, call.m, call.n, call.out == dtype::f32 ? 4 : 2);
+    if (c_copied_) copy(call.c, original_.c, call.c, call.m, call.n, call.out == dtype::f32 ? 4 : 2);
   }
   ~operand_copies() {
     if (ws_ != nullptr) (void)cudaFreeAsync(ws_, stream_);  // after the GEMM and the copy back, in stream order
@@ -120,13 +121,14 @@ class operand_copies {
 
  private:
   // A copy is needed where a tensor map cannot describe the matrix as it is
-  // (C: one whose rows are contiguous, as the TMA store writes them).
+  // (tensor_map.hpp's tma_compatible, strides running the way the schedule
+  // reads them; C: rows contiguous, as the TMA store writes them).
   static bool needs_copy(const matrix_ref& r, int rows, int cols, std::size_t elem, bool output) {
-    const std::int64_t lead = r.col_stride == 1 ? r.row_stride : r.col_stride;
-    const auto misaligned = [&](std::int64_t e) { return (e * std::int64_t(elem)) % 16 != 0; };
+    if (rows <= 0 || cols <= 0) return false;
     const bool along = output ? r.col_stride == 1 : r.col_stride == 1 || (r.row_stride == 1 && r.col_stride != 1);
-    return rows > 0 && cols > 0 &&
-           (!along || reinterpret_cast<std::uintptr_t>(r.ptr) % 16 != 0 || misaligned(lead) || misaligned(r.batch_stride));
+    const bool mapped = elem == 2 ? tma_compatible(ops::make_gmatrix<const std::uint16_t>(r, rows, cols), r.batch_stride)
+                                  : tma_compatible(ops::make_gmatrix<const float>(r, rows, cols), r.batch_stride);
+    return !along || !mapped;
   }
   // The copy's layout: contiguous along cols unless an input runs along rows
   // (C always along cols), each line padded to 8 elements; one entry where the
@@ -145,9 +147,10 @@ class operand_copies {
     const std::int64_t outer = rw ? cols : rows, ld = padded(rw ? rows : cols);
     return {at, rw ? 1 : ld, rw ? ld : 1, r.batch_stride == 0 ? 0 : outer * ld};
   }
-  // to(b, r, c) = from(b, r, c) for every entry; lanes along the aligned side's contiguous dimension.
-  void copy(const matrix_ref& from, const matrix_ref& to, int rows, int cols, std::size_t elem) const {
-    const matrix_ref& aligned = to.ptr == original_.c.ptr ? from : to;
+  // to(b, r, c) = from(b, r, c) for every entry; lanes along the contiguous
+  // dimension of `aligned` (whichever of the two is the copy).
+  void copy(const matrix_ref& from, const matrix_ref& to, const matrix_ref& aligned, int rows, int cols,
+            std::size_t elem) const {
     const bool lanes_on_rows = aligned.row_stride == 1 && aligned.col_stride != 1;
     const int outer = lanes_on_rows ? cols : rows, inner = lanes_on_rows ? rows : cols;
     const auto strides = [&](const matrix_ref& m) {
