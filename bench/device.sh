@@ -186,32 +186,34 @@ step_bench() {
 
 # ---- 4b. odd shapes: leading dimensions no tensor map takes, without the aligned copies
 # (TESSEL_CUDA_REPACK=never: the sm80 policy) and with them (the default); cuBLAS in each process.
+# TESSEL_ODD_TYPES (default "--dtype bf16 --out input") and TESSEL_ODD_MODES (default "never default").
 step_odd() {
   [ -x "$build/tools/tessel-bench" ] || { note "tessel-bench: not in this build"; return; }
   local mode shapes=(--shape 64x65x33 --shape 128x129x63 --shape 255x257x127 --shape 511x513x255 --shape 1023x1025x511 --shape 1000x3000x777
     --shape 2047x2049x1023 --shape 4095x4097x4095 --shape 4096x4096x4095 --shape 4096x4095x4096)
-  for mode in never default; do
-    if [ $mode = default ]; then
-      timeout 150 "$build/tools/tessel-bench" gemm --dtype bf16 --out input "${shapes[@]}" --repeat 9 \
+  local types
+  read -r -a types <<<"${TESSEL_ODD_TYPES:---dtype bf16 --out input}"
+  for mode in ${TESSEL_ODD_MODES:-never default}; do
+    if [ "$mode" = default ]; then
+      timeout 200 "$build/tools/tessel-bench" gemm "${types[@]}" "${shapes[@]}" --repeat 9 \
         --json "$OUT/bench_gemm_odd_$mode.json" >"$OUT/bench_gemm_odd_$mode.txt" 2>&1
     else
-      TESSEL_CUDA_REPACK=$mode timeout 150 "$build/tools/tessel-bench" gemm --dtype bf16 --out input "${shapes[@]}" \
+      TESSEL_CUDA_REPACK=$mode timeout 200 "$build/tools/tessel-bench" gemm "${types[@]}" "${shapes[@]}" \
         --repeat 9 --json "$OUT/bench_gemm_odd_$mode.json" >"$OUT/bench_gemm_odd_$mode.txt" 2>&1
     fi
-    note "tessel-bench gemm odd shapes, repack $mode: rc=$?"
+    note "tessel-bench gemm odd shapes (${types[*]}), repack $mode: rc=$?"
   done
 }
 
 # ---- 4a. GEMM tuning variants: TESSEL_DEVICE_GEMM_VARIANTS="name:flags;name2@SRC:flags;..." — each a
 # tessel-bench built with those CUDA flags (from source folder SRC where given, e.g. an earlier commit
 # unpacked by `git archive`, carried along), run on the quick rows (bf16 in, bf16 and fp32 out, 4096^3
-# and 8192^3, or TESSEL_GVARIANT_ROWS) after this build's own, in turn, twice; cuBLAS in each process
-# is the common yardstick.
+# and 8192^3, or TESSEL_GVARIANT_ROWS: tessel-bench arguments, several sets separated by '|') after
+# this build's own, in turn, twice; cuBLAS in each process is the common yardstick.
 step_gvariants() {
-  local spec name flags dir t0 round src
-  local rows=(gemm --dtype bf16 --out input,f32 --shapes 4096,8192 --repeat 7)
-  # shellcheck disable=SC2206
-  [ -n "${TESSEL_GVARIANT_ROWS:-}" ] && rows=($TESSEL_GVARIANT_ROWS)
+  local spec name flags dir t0 round src set
+  local row_sets=("gemm --dtype bf16 --out input,f32 --shapes 4096,8192 --repeat 7")
+  [ -n "${TESSEL_GVARIANT_ROWS:-}" ] && IFS='|' read -r -a row_sets <<<"$TESSEL_GVARIANT_ROWS"
   local bins=("base=$build/tools/tessel-bench")
   IFS=';' read -r -a specs <<<"${TESSEL_DEVICE_GEMM_VARIANTS:-}"
   for spec in "${specs[@]}"; do
@@ -232,9 +234,13 @@ step_gvariants() {
   for round in 1 2; do
     for spec in "${bins[@]}"; do
       name=${spec%%=*}
-      timeout 120 "${spec#*=}" "${rows[@]}" >"$OUT/gvariant_${name}_$round.txt" 2>&1
+      : >"$OUT/gvariant_${name}_$round.txt"
+      for set in "${row_sets[@]}"; do
+        # shellcheck disable=SC2086
+        timeout 120 "${spec#*=}" $set >>"$OUT/gvariant_${name}_$round.txt" 2>&1
+      done
       grep -E "^ +[0-9]+ +[0-9]+x" "$OUT/gvariant_${name}_$round.txt" |
-        awk -v n="$name" -v r="$round" '{print "variant", n, "round", r, $2, $4, "tessel", $8, "peer", $(NF-6), "ratio", $(NF-5)}' |
+        awk -v n="$name" -v r="$round" '{print "variant", n, "round", r, "batch", $1, $2, $3 "->" $4, $5, "tessel", $8, "peer", $(NF-6), "ratio", $(NF-5)}' |
         tee -a "$summary"
     done
   done
