@@ -21,7 +21,7 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 OUT=${OUT:-$root/device-out}
 mkdir -p "$OUT"
 archs=${TESSEL_DEVICE_ARCHS:-90a}
@@ -194,13 +194,10 @@ step_odd() {
   local types
   read -r -a types <<<"${TESSEL_ODD_TYPES:---dtype bf16 --out input}"
   for mode in ${TESSEL_ODD_MODES:-never default}; do
-    if [ "$mode" = default ]; then
-      timeout 200 "$build/tools/tessel-bench" gemm "${types[@]}" "${shapes[@]}" --repeat 9 \
-        --json "$OUT/bench_gemm_odd_$mode.json" >"$OUT/bench_gemm_odd_$mode.txt" 2>&1
-    else
-      TESSEL_CUDA_REPACK=$mode timeout 200 "$build/tools/tessel-bench" gemm "${types[@]}" "${shapes[@]}" \
-        --repeat 9 --json "$OUT/bench_gemm_odd_$mode.json" >"$OUT/bench_gemm_odd_$mode.txt" 2>&1
-    fi
+    local repack=()
+    [ "$mode" = default ] || repack=("TESSEL_CUDA_REPACK=$mode")
+    env "${repack[@]}" timeout 200 "$build/tools/tessel-bench" gemm "${types[@]}" "${shapes[@]}" --repeat 9 \
+      --json "$OUT/bench_gemm_odd_$mode.json" >"$OUT/bench_gemm_odd_$mode.txt" 2>&1
     note "tessel-bench gemm odd shapes (${types[*]}), repack $mode: rc=$?"
   done
 }
