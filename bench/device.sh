@@ -234,7 +234,8 @@ step_gvariants() {
       : >"$OUT/gvariant_${name}_$round.txt"
       for set in "${row_sets[@]}"; do
         # shellcheck disable=SC2086
-        timeout 120 "${spec#*=}" $set >>"$OUT/gvariant_${name}_$round.txt" 2>&1
+        timeout 120 "${spec#*=}" $set >>"$OUT/gvariant_${name}_$round.txt" 2>&1 ||
+          note "variant $name round $round: '$set' exited $? ($(grep -m1 '^tessel-bench:' "$OUT/gvariant_${name}_$round.txt"))"
       done
       grep -E "^ +[0-9]+ +[0-9]+x" "$OUT/gvariant_${name}_$round.txt" |
         awk -v n="$name" -v r="$round" '{print "variant", n, "round", r, "batch", $1, $2, $3 "->" $4, $5, "tessel", $8, "peer", $(NF-6), "ratio", $(NF-5)}' |
