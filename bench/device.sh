@@ -211,7 +211,8 @@ step_gvariants() {
   local spec name flags dir t0 round src set
   local row_sets=("gemm --dtype bf16 --out input,f32 --shapes 4096,8192 --repeat 7")
   [ -n "${TESSEL_GVARIANT_ROWS:-}" ] && IFS='|' read -r -a row_sets <<<"$TESSEL_GVARIANT_ROWS"
-  local bins=("base=$build/tools/tessel-bench")
+  local bins=()
+  [ -x "$build/tools/tessel-bench" ] && bins=("base=$build/tools/tessel-bench")  # absent without the build step
   IFS=';' read -r -a specs <<<"${TESSEL_DEVICE_GEMM_VARIANTS:-}"
   for spec in "${specs[@]}"; do
     [ -n "$spec" ] || continue

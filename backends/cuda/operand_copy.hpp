@@ -18,9 +18,10 @@
 // stream order after the GEMM. Where both sides run along the same dimension
 // (a contiguous operand with an odd leading dimension), a copy moves 16-byte
 // lines through shared memory (copy_operand_lines_kernel: +4-32% over
-// element copies on the H100); a general strided view goes element by element. Padding elements are never read (the maps'
-// extents are the matrix's). Where the pool cannot hold them, nothing is
-// copied and the call runs as it is.
+// element copies on the H100); a general strided view goes element by
+// element. Padding elements are never read (the maps' extents are the
+// matrix's). Where the pool cannot hold them, nothing is copied and the call
+// runs as it is.
 //
 // It pays at every size measured (copies_enabled, below);
 // TESSEL_CUDA_REPACK=never in the environment turns the copies off (to test
