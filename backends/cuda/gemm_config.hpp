@@ -64,7 +64,8 @@ template <class TIn> struct sm90_gemm_config : sm80_gemm_config<TIn> {};
 // multicasting it to both (schedule_sm90.hpp); measured 0.93-0.98x cuBLAS
 // where single blocks ran 0.98-1.02x in the same run, and no faster than
 // pairs with the multicast switched off: the pairs' shared stage handover
-// costs more than the halved L2 reads of B gain. Not the default.
+// costs more than the halved L2 reads of B gain (with fp32 C too: −4 to −6%,
+// 2026-11-23). Not the default.
 template <class T, int BM_, int BN_, int BK_, int Consumers, int Stages, bool Alternating = false, int Cluster = 1,
           int EpilogueKiB = 32, bool Split = false>
 struct sm90_tma_gemm_config {
