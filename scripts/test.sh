@@ -40,7 +40,7 @@ for b in $backends; do
   fi
   backend=$b flags=(-DCMAKE_BUILD_TYPE=Release)
   # cpu-sanitize: -g1 keeps the line tables that sanitizer reports print (file:line per frame) and drops the
-  # rest of the debug information: its build is ~20% shorter (478 s against 596 s on the 2-vCPU Zen 4 VM).
+  # rest of the debug information: its build took 478-505 s against 596 s with -g (2-vCPU Zen 4 VM, 2026-11-23).
   [ "$b" = cpu-sanitize ] && backend=cpu flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSEL_SANITIZE=address,undefined
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG")
   echo "=== tessel: $b backend: configure + build ($dir)"
