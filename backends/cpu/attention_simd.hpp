@@ -15,7 +15,8 @@
 //                        copied as they lie in memory (head_dim contiguous)
 //   row_panels<R, C, NB> (r, c) -> (c/NB)·R·NB + r·NB + c%NB V (BKV×D): NB-column panels
 // Fast paths (each computes what core/tile_ops.hpp computes on the same layouts
-// and atom: fma per k in k order; folds in column order; zeros outside the matrix):
+// and atom: fma per k in k order, folds in column order, zeros outside the
+// matrix; except the row sum, pairwise here: see row_reduce):
 //   load    global -> Q / Kᵀ / V tiles, bf16 / fp16 widened on vectors; Q by 8 × W
 //           register transposes; element by element at the edges
 //   mma     S += Q·Kᵀ and O += P·V: an M × NB block of C in MV·NB vector
@@ -223,16 +224,22 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
   }
 
   // ---- reductions and broadcasts over C tiles (warp scope) -----------------------
-  // A row's fold runs over its columns in order, like the generic one; the
+  // The row maximum folds a row's columns in order, like the generic one; the
   // panels' vectors are independent chains.
   template <class Ctx, int TM, int TN>
   static void row_reduce(Ctx&, col_vector<ctile<TM, TN>>& out, const ctile<TM, TN>& t, maximum) {
     // fmaxf per lane: b where a is NaN, else a where b is NaN, else the larger.
     fold_rows<TM, TN>(out, t, [](vec a, vec b) { return xsimd::select(a > b || xsimd::isnan(b), a, b); });
   }
+  // The row sum pairwise, a tree over the columns (the same adds as a fold, more
+  // of them independent): its rounding error grows with log2 of the columns
+  // instead of their number, and a sum of equal values (every score the
+  // row's maximum) is exact, so l keeps no bias that the fold's roundings
+  // would leave in it the same way on every KV tile.
   template <class Ctx, int TM, int TN>
   static void row_reduce(Ctx&, col_vector<ctile<TM, TN>>& out, const ctile<TM, TN>& t, plus) {
-    fold_rows<TM, TN>(out, t, [](vec a, vec b) { return a + b; });
+    for (int i = 0; i < TM; ++i)
+      for (int w = 0; w < MV; ++w) pairwise_sum<TM, TN, 0, TN>(t, i, w).store_unaligned(&out.value[i][w * W]);
   }
   template <int TM, int TN>
   static void broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, exp2_of_difference f) {
@@ -276,6 +283,14 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
         for (int w = 0; w < MV; ++w) acc[i][w] = op(acc[i][w], vec::load_aligned(&t.frag[i][j][w * W]));
     for (int i = 0; i < TM; ++i)
       for (int w = 0; w < MV; ++w) acc[i][w].store_unaligned(&out.value[i][w * W]);
+  }
+  // Σ columns [J, J + N) of panel i's vector w: the halves summed apart, then added.
+  template <int TM, int TN, int J, int N> static vec pairwise_sum(const ctile<TM, TN>& t, int i, int w) {
+    if constexpr (N == 1) {
+      return vec::load_aligned(&t.frag[i][J][w * W]);
+    } else {
+      return pairwise_sum<TM, TN, J, N / 2>(t, i, w) + pairwise_sum<TM, TN, J + N / 2, N - N / 2>(t, i, w);
+    }
   }
   template <int TM, int TN, class F> static void each_row(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, F f) {
     for (int i = 0; i < TM; ++i) {
