@@ -49,16 +49,24 @@ namespace tessel::cuda {
 struct copy_strides {
   std::int64_t outer, inner, batch;
 };
+// line(from, to) for each (batch, outer) line of this block, in grid-stride loops
+// over blockIdx.z (batch) and blockIdx.y (outer): from / to point at element
+// (b, o, 0) of src / dst. Both kernels below walk their lines through it.
+template <class T, class Line>
+__device__ void for_each_block_line(const T* src, T* dst, int outer, int batch, copy_strides s, copy_strides d,
+                                    Line line) {
+  for (int b = int(blockIdx.z); b < batch; b += int(gridDim.z))
+    for (int o = int(blockIdx.y); o < outer; o += int(gridDim.y))
+      line(src + b * s.batch + o * s.outer, dst + b * d.batch + o * d.outer);
+}
+
 template <class T>
 __global__ void copy_operand_kernel(const T* src, T* dst, int outer, int inner, int batch, copy_strides s,
                                     copy_strides d) {
-  for (int b = int(blockIdx.z); b < batch; b += int(gridDim.z))
-    for (int o = int(blockIdx.y); o < outer; o += int(gridDim.y)) {
-      const T* from = src + b * s.batch + o * s.outer;
-      T* to = dst + b * d.batch + o * d.outer;
-      for (int i = int(threadIdx.x + blockIdx.x * blockDim.x); i < inner; i += int(blockDim.x * gridDim.x))
-        to[i * d.inner] = from[i * s.inner];
-    }
+  for_each_block_line(src, dst, outer, batch, s, d, [&](const T* from, T* to) {
+    for (int i = int(threadIdx.x + blockIdx.x * blockDim.x); i < inner; i += int(blockDim.x * gridDim.x))
+      to[i * d.inner] = from[i * s.inner];
+  });
 }
 
 // The same where both sides run along inner (inner strides 1) and one side,
@@ -78,30 +86,27 @@ __global__ void __launch_bounds__(256) copy_operand_lines_kernel(const T* src, T
   const int lane = int(threadIdx.x % 32), warp = int(threadIdx.x / 32);
   T* stage = reinterpret_cast<T*>(stage_lines[warp]);
   const int warps = 8 * int(gridDim.x);
-  for (int b = int(blockIdx.z); b < batch; b += int(gridDim.z))
-    for (int o = int(blockIdx.y); o < outer; o += int(gridDim.y)) {
-      const T* from = src + b * s.batch + o * s.outer;
-      T* to = dst + b * d.batch + o * d.outer;
-      for (int i0 = (int(blockIdx.x) * 8 + warp) * chunk; i0 < inner; i0 += warps * chunk) {
-        const int mine = i0 + V * lane;  // this lane's 16 bytes on the aligned side
-        if constexpr (ToAligned) {
-          TESSEL_UNROLL for (int j = 0; j < V; ++j) {
-            const int e = i0 + 32 * j + lane;
-            stage[32 * j + lane] = e < inner ? from[e] : T(0);
-          }
-          __syncwarp();
-          if (mine < inner) *reinterpret_cast<uint4*>(to + mine) = stage_lines[warp][lane];
-        } else {
-          if (mine < inner) stage_lines[warp][lane] = *reinterpret_cast<const uint4*>(from + mine);
-          __syncwarp();
-          TESSEL_UNROLL for (int j = 0; j < V; ++j) {
-            const int e = i0 + 32 * j + lane;
-            if (e < inner) to[e] = stage[32 * j + lane];
-          }
+  for_each_block_line(src, dst, outer, batch, s, d, [&](const T* from, T* to) {
+    for (int i0 = (int(blockIdx.x) * 8 + warp) * chunk; i0 < inner; i0 += warps * chunk) {
+      const int mine = i0 + V * lane;  // this lane's 16 bytes on the aligned side
+      if constexpr (ToAligned) {
+        TESSEL_UNROLL for (int j = 0; j < V; ++j) {
+          const int e = i0 + 32 * j + lane;
+          stage[32 * j + lane] = e < inner ? from[e] : T(0);
         }
-        __syncwarp();  // the stage is rewritten by the next chunk
+        __syncwarp();
+        if (mine < inner) *reinterpret_cast<uint4*>(to + mine) = stage_lines[warp][lane];
+      } else {
+        if (mine < inner) stage_lines[warp][lane] = *reinterpret_cast<const uint4*>(from + mine);
+        __syncwarp();
+        TESSEL_UNROLL for (int j = 0; j < V; ++j) {
+          const int e = i0 + 32 * j + lane;
+          if (e < inner) to[e] = stage[32 * j + lane];
+        }
       }
+      __syncwarp();  // the stage is rewritten by the next chunk
     }
+  });
 }
 
 // Whether to copy a call's misaligned matrices: yes, unless
