@@ -1,6 +1,7 @@
 // tessel/core/gemm_contract.hpp — what a backend's GEMM configuration must and may provide.
 //
-// P::gemm_config<TIn> (a backend's gemm_config.hpp / policy) is a struct with
+// P::gemm_config<TIn, TOut> (a backend's gemm_config.hpp / policy; TOut, C's
+// element type, defaults to TIn and may be ignored) is a struct with
 //   must: using atom;                   the matrix atom (valid_atom holds)
 //         using smem_type;              element type of the shared tiles
 //         static constexpr int BM, BN, BK;            block tile (C: BM × BN; K step BK)

@@ -14,7 +14,7 @@ struct scalar_policy : generic_tile_ops {
   static constexpr int lanes = 1;
   using context = cpu::context;
 
-  template <class TIn> using gemm_config = scalar_gemm_config<TIn>;
+  template <class TIn, class TOut = TIn> using gemm_config = scalar_gemm_config<TIn>;
 
   static constexpr bool attention_fp32 = true;
   template <class T, int D> using attention_config = scalar_attention_config<T, D>;

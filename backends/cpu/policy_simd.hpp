@@ -113,7 +113,7 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
   static_assert(BM % 8 == 0 && (MR % 8 == 0 || 8 % MR == 0) && NR % 8 == 0 && NR % W == 0 && BK % W == 0,
                 "simd_policy: packing moves 8 lines × W at a time");
 
-  template <class TIn> using gemm_config = simd_gemm_config<simd_policy, Tuning>;
+  template <class TIn, class TOut = TIn> using gemm_config = simd_gemm_config<simd_policy, Tuning>;
 
   // ---- global -> packed shared (block scope) ---------------------------------
   template <class Ctx, int R, int C, class TS>

@@ -52,7 +52,7 @@ template <class T> using sm80_tensor_core_config = tensor_core_config<T, 128, 25
 template <> struct sm80_gemm_config<bf16> : sm80_tensor_core_config<bf16> {};
 template <> struct sm80_gemm_config<fp16> : sm80_tensor_core_config<fp16> {};
 
-template <class TIn> struct sm90_gemm_config : sm80_gemm_config<TIn> {};
+template <class TIn, class TOut = TIn> struct sm90_gemm_config : sm80_gemm_config<TIn> {};
 
 // Alternating: each consumer warpgroup owns whole work units (BM × BN of C,
 // in BM/64 wgmma accumulators), the consumers taking turns ("ping-pong");
@@ -80,18 +80,25 @@ struct sm90_tma_gemm_config {
 };
 // bf16 / fp16: 128 × 256 × 64 blocks, a producer warpgroup and 2 consumer
 // warpgroups, each owning 64 × 256 of C in one m64n256k16 accumulator (128 fp32
-// registers per lane); 3 stages of 16 + 32 KiB and 2 × 32 KiB of epilogue
-// staging (208 KiB of the H100's 227 KiB). 4 stages with 2 × 16 KiB of
-// staging (EpilogueKiB 16: 225 KiB) measured no faster (0.94-0.99x where this
-// ran 0.96-0.98x in the same run; again no faster after the cheaper epilogue
-// of cvt_pack4, 2026-11-23; bench/notes/cuda_gemm.md).
-template <> struct sm90_gemm_config<bf16> : sm90_tma_gemm_config<bf16, 128, 256, 64, 2, 3> {};
-template <> struct sm90_gemm_config<fp16> : sm90_tma_gemm_config<fp16, 128, 256, 64, 2, 3> {};
+// registers per lane). The ring's depth and the epilogue's staging depend on
+// C's type (H100, bench/notes/cuda_gemm.md):
+// - 16-bit C: 3 stages of 16 + 32 KiB and 2 × 32 KiB of epilogue staging
+//   (208 KiB of the H100's 227 KiB). 4 stages with 2 × 16 KiB of staging
+//   (EpilogueKiB 16: 225 KiB) measured no faster (twice, 2026-11-22/23).
+// - fp32 C: those 4 stages and 2 × 16 KiB. C's store bytes, twice the 16-bit
+//   ones, drain during the next unit's mainloop and delay its loads; the
+//   deeper ring covers them: +0.4-4.3% at 4096³ over the four transposes
+//   (most where B is transposed), 2026-11-23.
+template <class TIn, class TOut>
+struct sm90_tma_gemm_default
+    : sm90_tma_gemm_config<TIn, 128, 256, 64, 2, sizeof(TOut) == 4 ? 4 : 3, false, 1, sizeof(TOut) == 4 ? 16 : 32> {};
+template <class TOut> struct sm90_gemm_config<bf16, TOut> : sm90_tma_gemm_default<bf16, TOut> {};
+template <class TOut> struct sm90_gemm_config<fp16, TOut> : sm90_tma_gemm_default<fp16, TOut> {};
 // The same with units split by steps (split-K, core/split_plan.hpp): what
 // gemm_instance.hpp runs where fewer units than half the SMs would leave
 // most of them idle and the plan's cost model says splitting pays. Not the
 // default: compiled in, the partials' code slows the unsplit mainloop by
 // ~2% (H100, bench/notes/cuda_gemm.md).
-template <class TIn> struct sm90_split_gemm_config : sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 3, false, 1, 32, true> {};
+template <class TIn, class TOut = TIn> struct sm90_split_gemm_config : sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 3, false, 1, 32, true> {};
 
 }  // namespace tessel::cuda

@@ -18,7 +18,7 @@ namespace tessel::cuda {
 struct sm80 : sm80_tile_ops {
   static constexpr int lanes = 32;
   using context = cuda::context;
-  template <class TIn> using gemm_config = sm80_gemm_config<TIn>;
+  template <class TIn, class TOut = TIn> using gemm_config = sm80_gemm_config<TIn>;
   static constexpr bool attention_fp32 = false;  // fp32 attention is CPU-only (refused by the API)
   template <class T, int D> using attention_config = sm80_attention_config<T, D>;
 };

@@ -17,13 +17,13 @@ namespace tessel::cuda {
 struct sm90 : sm90_tile_ops {
   static constexpr int lanes = 32;
   using context = cuda::context;
-  template <class TIn> using gemm_config = sm90_gemm_config<TIn>;
+  template <class TIn, class TOut = TIn> using gemm_config = sm90_gemm_config<TIn, TOut>;
   static constexpr bool attention_fp32 = false;
   template <class T, int D> using attention_config = sm90_tma_attention_config<T, D>;
 };
 // The GEMM with its units split by steps, for calls with few units (gemm_instance.hpp).
 struct sm90_split_units : sm90 {
-  template <class TIn> using gemm_config = sm90_split_gemm_config<TIn>;
+  template <class TIn, class TOut = TIn> using gemm_config = sm90_split_gemm_config<TIn, TOut>;
 };
 // Attention on the ring schedule with per-warp wgmma: for operands a tensor
 // map cannot describe, and as a measured variant of the TMA configuration.

@@ -16,7 +16,7 @@ namespace tessel::hip {
 struct cdna_policy : cdna_tile_ops {
   static constexpr int lanes = wave_lanes;
   using context = hip::context;
-  template <class TIn> using gemm_config = cdna_gemm_config<TIn>;
+  template <class TIn, class TOut = TIn> using gemm_config = cdna_gemm_config<TIn>;
   static constexpr bool attention_fp32 = false;  // fp32 attention is CPU-only (refused by the API)
   template <class T, int D> using attention_config = cdna_attention_config<T, D>;
 };

@@ -31,7 +31,7 @@ template <class TIn, class TOut> struct gemm_problem {
 
 // AK: op(A) is contiguous along K (row-major A); BN: op(B) contiguous along N.
 template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_stages {
-  using cfg = typename P::template gemm_config<TIn>;
+  using cfg = typename P::template gemm_config<TIn, TOut>;
   using config = gemm_config_of<P, cfg>;
   using atom = typename config::atom;
   using smem_t = typename config::smem_type;

@@ -48,7 +48,7 @@ namespace {
 // The scalar policy (its shipped config keeps the ring) with the packed
 // schedule, launched block by block: packed_schedule::run, one unit a block.
 struct packed_policy : cpu::scalar_policy {
-  template <class TIn> struct gemm_config : cpu::scalar_policy::gemm_config<TIn> {
+  template <class TIn, class TOut = TIn> struct gemm_config : cpu::scalar_policy::gemm_config<TIn> {
     using schedule = cpu::packed_schedule<packed_policy, 8>;
   };
   template <class Kernel, class Params> static void launch(const launch_shape& s, const Params& p, int threads) {
@@ -72,7 +72,7 @@ using base_policy = packed_policy;
 #endif
 // The same policy, tuning and launcher with the portable ring schedule.
 struct ring_policy : packed_policy {
-  template <class TIn> struct gemm_config : base_policy::gemm_config<TIn> {
+  template <class TIn, class TOut = TIn> struct gemm_config : base_policy::gemm_config<TIn> {
     using schedule = ring_schedule<ring_policy, base_policy::gemm_config<TIn>::stages>;
   };
 };
