@@ -38,25 +38,32 @@ namespace tessel::test {
 namespace {
 
 struct sm90_alternating : cuda::sm90 {
-  template <class TIn, class TOut = TIn> using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 128, 64, 2, 5, true>;
+  template <class TIn, class TOut = TIn>
+  using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 128, 64, 2, 5, true>;
 };
 struct sm90_two_stages : cuda::sm90 {
-  template <class TIn, class TOut = TIn> using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 2>;
+  template <class TIn, class TOut = TIn>
+  using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 2>;
 };
 struct sm90_four_stages : cuda::sm90 {
-  template <class TIn, class TOut = TIn> using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 4, false, 1, 16>;
+  template <class TIn, class TOut = TIn>
+  using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 4, false, 1, 16>;
 };
 struct sm90_cluster_pairs : cuda::sm90 {
-  template <class TIn, class TOut = TIn> using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 3, false, 2>;
+  template <class TIn, class TOut = TIn>
+  using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 3, false, 2>;
 };
 struct sm90_pairs_two_stages : cuda::sm90 {
-  template <class TIn, class TOut = TIn> using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 2, false, 2>;
+  template <class TIn, class TOut = TIn>
+  using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 2, false, 2>;
 };
 struct sm90_split : cuda::sm90 {
-  template <class TIn, class TOut = TIn> using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 3, false, 1, 32, true>;
+  template <class TIn, class TOut = TIn>
+  using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 3, false, 1, 32, true>;
 };
 struct sm90_split_two_stages : cuda::sm90 {
-  template <class TIn, class TOut = TIn> using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 2, false, 1, 32, true>;
+  template <class TIn, class TOut = TIn>
+  using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 2, false, 1, 32, true>;
 };
 
 struct shape_case {
