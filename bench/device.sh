@@ -15,7 +15,7 @@
 # TESSEL_DEVICE_STEPS (the steps, in order; default "build test sanitize bench"),
 # TESSEL_PROBE_MODE (the probe's mode in the bench step: full or quick),
 # TESSEL_SANITIZE_SCOPE (gemm: skip the attention sanitizer runs; attention: only those).
-# Steps: build test sanitize bench odd gvariants ncu variants attention python (see each below).
+# Steps: build test sanitize bench odd gvariants ncu trace variants clock attention python (see each below).
 # The test step also reruns the GEMM and attention tests with TESSEL_CUDA_POLICY=sm80, and the GEMM
 # tests with TESSEL_CUDA_REPACK=never (no aligned copies of misaligned matrices: backends/cuda/operand_copy.hpp).
 set -uo pipefail
@@ -249,24 +249,46 @@ step_gvariants() {
 step_ncu() {
   local b=$build/tools/tessel-bench
   [ -x "$b" ] || { note "ncu: no tessel-bench"; return; }
-  timeout 240 ncu --clock-control none --kernel-name-base mangled -k "regex:sm90_tma_schedule" --launch-skip 3 -c 1 \
-    --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy \
-    --section MemoryWorkloadAnalysis --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active \
-    "$b" gemm --dtype bf16 --out input --shapes 4096 --repeat 3 >"$OUT/ncu_gemm.txt" 2>&1
-  note "ncu gemm: rc=$? ($(grep -c "Section:" "$OUT/ncu_gemm.txt") sections)"
+  if [ "${TESSEL_NCU_MAIN:-1}" != 0 ]; then  # TESSEL_NCU_MAIN=0 skips this one
+    timeout 240 ncu --clock-control none --kernel-name-base mangled -k "regex:sm90_tma_schedule" --launch-skip 3 -c 1 \
+      --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy \
+      --section MemoryWorkloadAnalysis --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active \
+      "$b" gemm --dtype bf16 --out input --shapes 4096 --repeat 3 >"$OUT/ncu_gemm.txt" 2>&1
+    note "ncu gemm: rc=$? ($(grep -c "Section:" "$OUT/ncu_gemm.txt") sections)"
+  fi
   # Per-SASS-line warp samples (where the consumers wait) for TESSEL_NCU_SOURCE_ROWS, e.g.
-  # "gemm --dtype bf16 --out f32 --shapes 2048 --batch 16 --repeat 3": ncu_source.csv.gz.
-  [ -n "${TESSEL_NCU_SOURCE_ROWS:-}" ] || return 0
+  # "gemm --dtype bf16 --out f32 --shapes 2048 --batch 16 --repeat 3" (below).
   local rows
+  # tessel's kernel beside cuBLAS's in the same process, per kernel name (ncu_compare_N.txt), for each
+  # '|'-separated tessel-bench row of TESSEL_NCU_COMPARE_ROWS: clock, tensor pipe, bytes at each level.
+  local i=0 row
+  IFS='|' read -r -a compare <<<"${TESSEL_NCU_COMPARE_ROWS:-}"
+  for row in "${compare[@]}"; do
+    [ -n "$row" ] || continue
+    # shellcheck disable=SC2206
+    rows=($row)
+    timeout 200 ncu --clock-control none --kernel-name-base mangled -k "regex:sm90_tma_schedule|nvjet|xmma|cutlass" -c 12 \
+      --section SpeedOfLight --section LaunchStats --print-summary per-kernel \
+      --metrics gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__cycles_active.avg,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__throughput.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum \
+      "$b" "${rows[@]}" >"$OUT/ncu_compare_$i.txt" 2>&1
+    note "ncu compare $i ($row): rc=$?"
+    i=$((i + 1))
+  done
+  [ -n "${TESSEL_NCU_SOURCE_ROWS:-}" ] || return 0
   # shellcheck disable=SC2206
   rows=($TESSEL_NCU_SOURCE_ROWS)
-  timeout 240 ncu --clock-control none --kernel-name-base mangled -k "regex:sm90_tma_schedule" --launch-skip 3 -c 1 \
-    --section WarpStateStats --section SourceCounters --section SpeedOfLight \
-    --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active \
-    -f -o "$build/ncu_source" "$b" "${rows[@]}" >"$OUT/ncu_source_run.txt" 2>&1
-  note "ncu source ($TESSEL_NCU_SOURCE_ROWS): rc=$?"
-  ncu --import "$build/ncu_source.ncu-rep" --page source --csv --print-source sass 2>&1 | gzip >"$OUT/ncu_source.csv.gz"
-  ncu --import "$build/ncu_source.ncu-rep" --page details >>"$OUT/ncu_source_run.txt" 2>&1
+  # TESSEL_NCU_SOURCE_KERNELS: kernel-name regexes, one report each (default: tessel's sm90 kernel; e.g.
+  # "sm90_tma_schedule nvjet" adds cuBLAS's kernel of the same run): ncu_source_<regex>.csv.gz.
+  local kernel
+  for kernel in ${TESSEL_NCU_SOURCE_KERNELS:-sm90_tma_schedule}; do
+    timeout 240 ncu --clock-control none --kernel-name-base mangled -k "regex:$kernel" --launch-skip 3 -c 1 \
+      --section WarpStateStats --section SourceCounters --section SpeedOfLight \
+      --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active \
+      -f -o "$build/ncu_source" "$b" "${rows[@]}" >"$OUT/ncu_source_run_$kernel.txt" 2>&1
+    note "ncu source $kernel ($TESSEL_NCU_SOURCE_ROWS): rc=$?"
+    ncu --import "$build/ncu_source.ncu-rep" --page source --csv --print-source sass 2>&1 | gzip >"$OUT/ncu_source_$kernel.csv.gz"
+    ncu --import "$build/ncu_source.ncu-rep" --page details >>"$OUT/ncu_source_run_$kernel.txt" 2>&1
+  done
 }
 
 # ---- 5. attention vs PyTorch SDPA (flash, cuDNN), same inputs, same process ----
@@ -299,6 +321,40 @@ step_variants() {
       note "variant $name ($flags): build FAILED (build.log)"
     fi
   done
+}
+# ---- 4c. timeline of the sm90 schedule (backends/cuda/sm90_trace.hpp): tessel-bench built with
+# -DTESSEL_SM90_TRACE=4 (block 0 of the 5th sm90 launch records its producer's and consumers' events),
+# one run per '|'-separated row of TESSEL_TRACE_ROWS; trace_N.txt and bench/sm90_trace.py's summary.
+step_trace() {
+  local dir=$root/build-trace t0 i=0 row
+  t0=$(date +%s)
+  rm -f "$dir/CMakeCache.txt"
+  if ! { cmake -S . -B "$dir" -G Ninja -DBACKEND=cuda -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
+    -DCMAKE_CUDA_FLAGS=-DTESSEL_SM90_TRACE=4 -DCMAKE_PREFIX_PATH="$deps/usr" -DTESSEL_BUILD_TESTS=OFF >>"$OUT/build.log" 2>&1 &&
+    cmake --build "$dir" -j16 --target tessel-bench >>"$OUT/build.log" 2>&1; }; then
+    note "trace build FAILED (build.log)"; return
+  fi
+  note "trace build: $(( $(date +%s) - t0 )) s"
+  IFS='|' read -r -a trace_rows <<<"${TESSEL_TRACE_ROWS:-gemm --dtype bf16 --out input --shapes 4096 --repeat 1}"
+  for row in "${trace_rows[@]}"; do
+    # shellcheck disable=SC2086
+    "$dir/tools/tessel-bench" $row >"$OUT/trace_$i.txt" 2>&1
+    note "trace $i ($row): rc=$?"
+    python3 bench/sm90_trace.py "$OUT/trace_$i.txt" 2>&1 | tail -4 | tee -a "$summary"
+    i=$((i + 1))
+  done
+}
+
+# ---- 5b. GEMM under sustained load against torch.matmul (cuBLAS): time, SM clock, power (bench/gemm_clock.py);
+# TESSEL_CLOCK_ARGS: its arguments (shapes, dtypes, seconds, rounds).
+step_clock() {
+  local lib=$build/c_api/libtessel_c.so
+  [ -f "$lib" ] || { note "gemm clock: $lib not built"; return; }
+  # shellcheck disable=SC2086
+  PYTHONUNBUFFERED=1 timeout 300 python3 bench/gemm_clock.py --lib "$lib" --json "$OUT/gemm_clock.json" \
+    ${TESSEL_CLOCK_ARGS:-} >"$OUT/gemm_clock.txt" 2>&1
+  note "gemm clock: rc=$?"
+  grep " med " "$OUT/gemm_clock.txt" | tee -a "$summary"
 }
 step_attention() {
   local lib=$build/c_api/libtessel_c.so
@@ -335,12 +391,14 @@ step_python() {
 
 for s in $steps; do
   case $s in
-    build | test | sanitize | bench | odd | gvariants | ncu | variants | attention | python) "step_$s" ;;
-    *) note "unknown step '$s' (expected build, test, sanitize, bench, odd, gvariants, ncu, variants, attention, python)" ;;
+    build | test | sanitize | bench | odd | gvariants | ncu | trace | variants | clock | attention | python) "step_$s" ;;
+    *) note "unknown step '$s' (expected build, test, sanitize, bench, odd, gvariants, ncu, trace, variants, clock, attention, python)" ;;
   esac
 done
-# At most 8 files come back: the logs travel as one archive.
+# At most 8 files come back: the logs travel as one archive, the ncu reports as another.
 (cd "$OUT" && tar czf logs.tar.gz --remove-files ./*.log 2>/dev/null)
+(cd "$OUT" && compgen -G "ncu_*" >/dev/null && tar czf ncu.tar.gz --remove-files ncu_* 2>/dev/null)
+(cd "$OUT" && compgen -G "trace_*" >/dev/null && tar czf trace.tar.gz --remove-files trace_* 2>/dev/null)
 
 # ---- 5. table -------------------------------------------------------------------
 echo

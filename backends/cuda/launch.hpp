@@ -25,6 +25,7 @@
 
 #include "tessel/core/scope.hpp"
 #include "tessel/error.hpp"
+#include "tessel/cuda/sm90_trace.hpp"
 
 namespace tessel::cuda {
 
@@ -266,6 +267,7 @@ void launch(const launch_shape& shape, const Params& params, cudaStream_t stream
     }
   }
   check(cudaLaunchKernelEx(&config, entry, params), "kernel launch (cudaLaunchKernelEx)", run);
+  TESSEL_SM90_TRACED(sm90_trace::dump<<<1, 1, 0, stream>>>();)
 }
 
 }  // namespace tessel::cuda

@@ -79,10 +79,12 @@
 #include "tessel/cuda/arch/wgmma.hpp"
 #include "tessel/cuda/atom/wgmma.hpp"
 #include "tessel/cuda/launch.hpp"
+#include "tessel/cuda/sm90_trace.hpp"
 #include "tessel/cuda/swizzle.hpp"
 #include "tessel/cuda/tensor_map.hpp"
 
 namespace tessel::cuda {
+
 
 template <class Problem, int N> struct tma_params {
   CUtensorMap maps[N];  // one per operand, 64-byte aligned
@@ -481,6 +483,7 @@ struct sm90_tma_schedule {
         for (int i = 0; i < Op::operand_count; ++i) arch::tma_prefetch_map(&pp.maps[i]);
         constexpr std::uint32_t bytes = stage_copy_bytes<Op>::value;
         int s = 0, phase = 0;
+        TESSEL_SM90_TRACED(sm90_trace::rec tr; tr.begin(0);)
         walker<Op> units = walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride);
         unit_of<Op> un;
         split_piece pc;
@@ -494,12 +497,14 @@ struct sm90_tma_schedule {
           }
           for (int k = pc.k0; k < pc.k1; ++k) {
             arch::mbarrier_wait(empty(s), phase ^ 1);
+            TESSEL_SM90_TRACED(tr.at('e', int(mine), k);)
             arch::mbarrier_arrive_expect_tx(full(s), bytes);
             tma_loader<Op> ld{pp, full(s), rank, un.multicast};
             Op::load(ld, stage(s), p, un.w, k);
             if (++s == Stages) s = 0, phase ^= 1;
           }
         }
+        TESSEL_SM90_TRACED(tr.end();)
       }
     } else {
       if (Split && sp.splits() && pp.flags == nullptr) __trap();  // the launcher attaches the workspace the plan needs
@@ -536,6 +541,7 @@ struct sm90_tma_schedule {
                        u.lane() == 0};
     const int thread = me * 128 + u.lane();  // among all consumer threads (a split op's partial)
     int s = 0, phase = 0, turn_phase = 0;
+    TESSEL_SM90_TRACED(sm90_trace::rec tr; if (ctx.warp() % 4 == 0 && u.lane() == 0 && me < 2) tr.begin(1 + me);)
     walker<Op> units = walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride);
     unit_of<Op> un;
     split_piece pc;
@@ -568,16 +574,20 @@ struct sm90_tma_schedule {
         Op::start(u, st, p, un.w);
       }
       int previous = -1;
+      TESSEL_SM90_TRACED(tr.at('S', int(mine), 0);)
       for (int k = pc.k0; k < pc.k1; ++k) {
         arch::mbarrier_wait(full(s), phase);
+        TESSEL_SM90_TRACED(tr.at('f', int(mine), k);)
         if (k == pc.k1 - 1) pass_turn();
         Op::compute(u, st, stage(s), p, un.w, k);
         Op::template retire<1>(u, st);  // the MMAs of step k − 1 are done: free its stage
+        TESSEL_SM90_TRACED(tr.at('r', int(mine), k);)
         if (previous >= 0) release(previous);
         previous = s;
         if (++s == Stages) s = 0, phase ^= 1;
       }
       Op::template retire<0>(u, st);
+      TESSEL_SM90_TRACED(tr.at('R', int(mine), 0);)
       if (previous >= 0) release(previous);
       if constexpr (has_resident<Op>)
         if (signals) arch::mbarrier_arrive(resident_empty(r));  // its slot may take the unit after next
@@ -600,8 +610,10 @@ struct sm90_tma_schedule {
         }
       }
       if (un.store) Op::finish(u, out, st, p, un.w);
+      TESSEL_SM90_TRACED(tr.at('F', int(mine), 0);)
     }
     if (out.issuer) arch::bulk_wait<0>();  // every store of this block done before it exits
+    TESSEL_SM90_TRACED(tr.end();)
   }
 };
 
