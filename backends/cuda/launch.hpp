@@ -263,6 +263,7 @@ void launch(const launch_shape& shape, const Params& params, cudaStream_t stream
       const cudaError_t f = cudaFreeAsync(ws, stream);
       check(e, "kernel launch with its workspace (cudaMemsetAsync, cudaLaunchKernelEx)", run);
       check(f, "cudaFreeAsync (the schedule's workspace)", run);
+      TESSEL_SM90_TRACED(sm90_trace::dump<<<1, 1, 0, stream>>>();)
       return;
     }
   }

@@ -59,6 +59,9 @@
 //   phase bits: a thread's pass p over the ring waits full with parity p % 2,
 //   empty with parity (p + 1) % 2 (a fresh barrier's "previous" phase is done).
 //
+// Diagnostics: built with -DTESSEL_SM90_TRACE=N, block 0 of the N-th launch
+// records its loads, waits, retires and epilogues (sm90_trace.hpp).
+//
 // Operands are read through tensor maps built by prepare() on the host
 // (tensor_map.hpp): their shared tiles must be swizzle128 tiles of 16-bit
 // elements; rows and columns outside a matrix arrive as zeros (the masked
@@ -84,7 +87,6 @@
 #include "tessel/cuda/tensor_map.hpp"
 
 namespace tessel::cuda {
-
 
 template <class Problem, int N> struct tma_params {
   CUtensorMap maps[N];  // one per operand, 64-byte aligned
