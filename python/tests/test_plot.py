@@ -27,6 +27,7 @@ ONE_OF_EACH_KIND = [
     "cuda_h100_attention_vs_sdpa_c_abi_2026-11-22.json",         # attention_vs_sdpa.py
     "cuda_h100_attention_ab_issue7_final_2026-11-22.json",       # attention_vs_sdpa.py with tessel:<variant>s
     "cpu_gemm_packed_schedule_2026-11-22.json",                  # CPU GEMM schedule summary
+    "cuda_h100_gemm_clock_power_2026-11-24.json",                # gemm_clock.py (sustained, with clock/power)
 ]
 
 

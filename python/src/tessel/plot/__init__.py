@@ -1,8 +1,8 @@
 """tessel.plot — benchmark results as a PNG: `python -m tessel.plot RESULTS.json [MORE.json ...] [-o FILE.png]`.
 
 Contract: draws `tessel-bench --json` files (gemm, attention),
-`bench/attention_vs_sdpa.py --json` files and the CPU GEMM schedule
-summaries: per shape/case the TFLOP/s (GB/s for rows marked memory-bound)
+`bench/attention_vs_sdpa.py --json` files, the CPU GEMM schedule
+summaries and `bench/gemm_clock.py --json` files: per shape/case the TFLOP/s (GB/s for rows marked memory-bound)
 of tessel and of the peer(s) as grouped bars, and tessel / peer on a panel
 below with a line at 1.0; the title from the file (device, peer, date).
 Several files make one figure, a section each. Output: -o, or the first
@@ -35,8 +35,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m tessel.plot", description=(
         "Draw benchmark results as one PNG: TFLOP/s (GB/s for memory-bound rows) of tessel and its peers per "
         "case as grouped bars, and tessel / peer below."))
-    ap.add_argument("results", nargs="+", help="tessel-bench --json, bench/attention_vs_sdpa.py --json or CPU GEMM "
-                    "schedule summary files; several make one figure, a section each")
+    ap.add_argument("results", nargs="+", help="tessel-bench --json, bench/attention_vs_sdpa.py --json, "
+                    "bench/gemm_clock.py --json or CPU GEMM schedule summary files; several make one figure, a section each")
     ap.add_argument("-o", "--output", help="PNG to write (default: the first file's name with .png)")
     args = ap.parse_args(argv)
     try:

@@ -2,18 +2,19 @@
 
 Contract: load(path) -> [Chart]. Kinds: `tessel-bench --json` (gemm,
 attention), `bench/attention_vs_sdpa.py --json`, the CPU GEMM schedule
-summaries. A file that cannot be read, is not JSON, is of none of these
+summaries, `bench/gemm_clock.py --json`. A file that cannot be read, is not JSON, is of none of these
 kinds or has no rows raises PlotError naming the file (and the kinds known).
 """
 import json
 
-from . import _schedule, _sdpa, _tessel_bench
+from . import _clock, _schedule, _sdpa, _tessel_bench
 from ._model import PlotError
 
 KINDS = (
     ("tessel-bench --json (meta.tool = tessel-bench)", _tessel_bench),
     ("bench/attention_vs_sdpa.py --json (device, torch, rows[].tflops)", _sdpa),
     ("CPU GEMM schedule summary (summary_<isa> lists)", _schedule),
+    ("bench/gemm_clock.py --json (device, torch, rows[].who/mhz)", _clock),
 )
 
 
