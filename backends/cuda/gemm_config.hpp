@@ -67,12 +67,12 @@ template <class TIn, class TOut = TIn> struct sm90_gemm_config : sm80_gemm_confi
 // costs more than the halved L2 reads of B gain (with fp32 C too: −4 to −6%,
 // 2026-11-23). Not the default.
 template <class T, int BM_, int BN_, int BK_, int Consumers, int Stages, bool Alternating = false, int Cluster = 1,
-          int EpilogueKiB = 32, bool Split = false>
+          int EpilogueKiB = 32, bool Split = false, bool PlainStore = false>
 struct sm90_tma_gemm_config {
   using atom = wgmma_m64k16<T, BN_>;
   using smem_type = T;
   using unit = group_scope<4>;
-  using schedule = sm90_tma_schedule<Stages, Consumers, Cluster, EpilogueKiB, true, Split>;
+  using schedule = sm90_tma_schedule<Stages, Consumers, Cluster, EpilogueKiB, true, Split, PlainStore>;
   static constexpr int BM = BM_, BN = BN_, BK = BK_, warps_m = Alternating ? 1 : Consumers, warps_n = 1;
   static constexpr int stages = Stages;
   template <bool KContiguous> using layout_a = swizzle128<BM, BK, KContiguous>;
@@ -89,11 +89,17 @@ struct sm90_tma_gemm_config {
 //   ones, drain during the next unit's mainloop and delay its loads; the
 //   deeper ring covers them: +0.4-4.3% at 4096³ over the four transposes
 //   (most where B is transposed), 2026-11-23.
-template <class TIn, class TOut>
-struct sm90_tma_gemm_default
-    : sm90_tma_gemm_config<TIn, 128, 256, 64, 2, sizeof(TOut) == 4 ? 4 : 3, false, 1, sizeof(TOut) == 4 ? 16 : 32> {};
+// PlainStore: the same kernel for C = A·B as it is (alpha 1, beta 0, C
+// TMA-storable), its epilogue without the alpha/beta and fallback code
+// (schedule_sm90.hpp); what gemm_instance.hpp runs for those calls.
+template <class TIn, class TOut, bool PlainStore = false>
+struct sm90_tma_gemm_default : sm90_tma_gemm_config<TIn, 128, 256, 64, 2, sizeof(TOut) == 4 ? 4 : 3, false, 1,
+                                                    sizeof(TOut) == 4 ? 16 : 32, false, PlainStore> {};
 template <class TOut> struct sm90_gemm_config<bf16, TOut> : sm90_tma_gemm_default<bf16, TOut> {};
 template <class TOut> struct sm90_gemm_config<fp16, TOut> : sm90_tma_gemm_default<fp16, TOut> {};
+template <class TIn, class TOut = TIn> struct sm90_plain_gemm_config : sm80_gemm_config<TIn> {};
+template <class TOut> struct sm90_plain_gemm_config<bf16, TOut> : sm90_tma_gemm_default<bf16, TOut, true> {};
+template <class TOut> struct sm90_plain_gemm_config<fp16, TOut> : sm90_tma_gemm_default<fp16, TOut, true> {};
 // The same with units split by steps (split-K, core/split_plan.hpp): what
 // gemm_instance.hpp runs where fewer units than half the SMs would leave
 // most of them idle and the plan's cost model says splitting pays. Not the

@@ -1,7 +1,8 @@
 // tessel/cuda/gemm_instance.hpp — the body of each gemm_<in>_<out>.cu: the GEMM
 // for one type pair on the sm90 policy (TMA + wgmma) where it applies — its
 // units split by steps (sm90_split_units) where the split plan says that pays
-// on this device — else on the sm80 policy, launched through launch.hpp. An
+// on this device, on the plain-store kernel (sm90_plain_store) for C = A·B as
+// it is into a TMA-storable C — else on the sm80 policy, launched through launch.hpp. An
 // operand no tensor map can describe is first copied aligned where that pays
 // (operand_copy.hpp).
 #pragma once
@@ -29,6 +30,17 @@ template <class TIn, class TOut> struct sm90_applies {
   }
 };
 
+// Whether the plain-store kernel can take this call: C = A·B as it is (alpha 1,
+// beta 0) into an output a tensor map describes.
+struct plain_store_applies {
+  bool& ok;
+  template <class Tag, class Problem> void operator()(Tag, const Problem& problem) const {
+    using K = typename Tag::type;
+    ok = problem.alpha == 1.0f && problem.beta == 0.0f &&
+         K::schedule::template stores_by_tma<typename K::op>(problem);
+  }
+};
+
 // Whether the split kernel's plan (the schedule's own, from the op's units and
 // steps) splits this call on the current device.
 struct split_applies {
@@ -42,17 +54,20 @@ struct split_applies {
   }
 };
 
-// Runs `call` on the sm90 policy (split or not) where its operands fit tensor
-// maps; false where they do not (nothing launched).
+// Runs `call` on the sm90 policy (split, plain-store or general) where its
+// operands fit tensor maps; false where they do not (nothing launched).
 template <class TIn, class TOut> bool gemm_sm90(const gemm_call& call, gemm_launcher& launch) {
   bool tma = false;
   sm90_applies<TIn, TOut> check_tma{tma};
   ops::gemm_typed<sm90, TIn, TOut>(call, check_tma);
   if (!tma) return false;
-  bool split = false;
+  bool split = false, plain = false;
   split_applies check_split{split};
   ops::gemm_typed<sm90_split_units, TIn, TOut>(call, check_split);
+  plain_store_applies check_plain{plain};
+  if (!split) ops::gemm_typed<sm90_plain_store, TIn, TOut>(call, check_plain);
   if (split) ops::gemm_typed<sm90_split_units, TIn, TOut>(call, launch);
+  else if (plain) ops::gemm_typed<sm90_plain_store, TIn, TOut>(call, launch);
   else ops::gemm_typed<sm90, TIn, TOut>(call, launch);
   return true;
 }

@@ -25,6 +25,11 @@ struct sm90 : sm90_tile_ops {
 struct sm90_split_units : sm90 {
   template <class TIn, class TOut = TIn> using gemm_config = sm90_split_gemm_config<TIn, TOut>;
 };
+// The GEMM whose epilogue stores C = A·B as it is (alpha 1, beta 0) through
+// TMA only: for the calls that allow it (gemm_instance.hpp).
+struct sm90_plain_store : sm90 {
+  template <class TIn, class TOut = TIn> using gemm_config = sm90_plain_gemm_config<TIn, TOut>;
+};
 // Attention on the ring schedule with per-warp wgmma: for operands a tensor
 // map cannot describe, and as a measured variant of the TMA configuration.
 struct sm90_ring_attention : sm90 {

@@ -59,6 +59,13 @@
 //   phase bits: a thread's pass p over the ring waits full with parity p % 2,
 //   empty with parity (p + 1) % 2 (a fresh barrier's "previous" phase is done).
 //
+//   PlainStore: output 0 is stored as it is (C = acc: alpha 1, beta 0, C not
+//             read), through the staged TMA store only: no alpha/beta code and no
+//             register-store fallback in the kernel (~63 of ~170 KB of code; the
+//             general epilogue stalls on instruction fetch). The dispatcher picks
+//             it where stores_by_tma() holds and alpha = 1, beta = 0; prepare()
+//             refuses an output no tensor map describes.
+//
 // Diagnostics: built with -DTESSEL_SM90_TRACE=N, block 0 of the N-th launch
 // records its loads, waits, retires and epilogues (sm90_trace.hpp).
 //
@@ -115,12 +122,15 @@ template <class Op> struct paired_operand_of<Op, std::void_t<decltype(Op::paired
   static constexpr int value = Op::paired_operand;
 };
 
-template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32, bool Persistent = true, bool Split = false>
+template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32, bool Persistent = true, bool Split = false,
+          bool PlainStore = false>
 struct sm90_tma_schedule {
   static_assert(Stages >= 2 && Consumers >= 1, "sm90_tma_schedule: at least two stages and one consumer warpgroup");
   static_assert(Cluster == 1 || Cluster == 2, "sm90_tma_schedule: clusters of 1 or 2 blocks");
   static_assert(EpilogueKiB == 0 || EpilogueKiB == 16 || EpilogueKiB == 32,
                 "sm90_tma_schedule: 0 (an op storing through the policy), 16 or 32 KiB of epilogue staging per consumer");
+  static_assert(!PlainStore || EpilogueKiB > 0, "sm90_tma_schedule: PlainStore stores through the epilogue staging");
+  static constexpr bool plain_store = PlainStore;
   static constexpr int stage_align = 1024;  // 128-byte swizzled TMA boxes
   static constexpr int producer_registers = 40, consumer_registers = 232;
 
@@ -217,12 +227,24 @@ struct sm90_tma_schedule {
     pp.out_tma = pp.out_layered = false;
     if constexpr (Op::output_count > 0 && EpilogueKiB > 0) {
       const auto out = Op::template output<0>(p);
-      pp.out_tma = out.matrix.col_stride == 1 && tma_compatible(out.matrix, out.layer_stride);
+      pp.out_tma = stores_by_tma<Op>(p);
       if (pp.out_tma)
         pp.out_map = make_tensor_map(out.matrix, out.layer_stride, out.layers, Op::template output_tile<0>::rows);
       pp.out_layered = out.layer_stride != 0;
     }
+    if (PlainStore && !pp.out_tma)
+      throw Error("tessel cuda backend: the plain-store sm90 kernel was given an output no tensor map describes "
+                  "(a dispatch error: stores_by_tma() must hold)");
     return pp;
+  }
+  // Whether output 0 of p goes through the staged TMA store (a map describes it row by row).
+  template <class Op> static bool stores_by_tma(const typename Op::problem& p) {
+    if constexpr (Op::output_count > 0 && EpilogueKiB > 0) {
+      const auto out = Op::template output<0>(p);
+      return out.matrix.col_stride == 1 && tma_compatible(out.matrix, out.layer_stride);
+    } else {
+      return false;
+    }
   }
 
   // Split: the split plan of a launch of `grid` blocks (the same on the host
@@ -318,8 +340,10 @@ struct sm90_tma_schedule {
     TESSEL_DEVICE void store(U& u, const gmatrix<TD>& c, const Tile& t, int row0, int col0, float alpha, float beta,
                              int layer) {
       using P = typename Op::policy;
+      static_assert(!PlainStore || (I == 0 && wgmma_accumulator<Tile>::value),
+                    "tma_storer: PlainStore stores one output, a wgmma accumulator");
       if constexpr (I == 0 && wgmma_accumulator<Tile>::value) {
-        if (pp.out_tma) {
+        if (PlainStore || pp.out_tma) {
           using A = wgmma_accumulator<Tile>;
           constexpr int rounds = A::rows * A::n * int(sizeof(TD)) / round_bytes;
           static_assert(rounds >= 1 && rounds * round_bytes == A::rows * A::n * int(sizeof(TD)),
@@ -328,7 +352,7 @@ struct sm90_tma_schedule {
           return;
         }
       }
-      P::store(u, c, t, row0, col0, alpha, beta);
+      if constexpr (!PlainStore) P::store(u, c, t, row0, col0, alpha, beta);
     }
     template <class U, class Tile, class TD, int... R>
     TESSEL_DEVICE void staged(U& u, const gmatrix<TD>& c, const Tile& t, int row0, int col0, float alpha, float beta,
@@ -344,7 +368,8 @@ struct sm90_tma_schedule {
       half ^= 1;
       if (issuer) arch::bulk_wait_read<1>();  // all but the last round's stores have read their half
       arch::named_barrier<128>(barrier);
-      P::template stage_epilogue<R, round_bytes>(u, to, t, c, row0, col0, alpha, beta);
+      if constexpr (PlainStore) P::template stage_epilogue_as<R, round_bytes, true>(u, to, t, c, row0, col0, alpha, beta);
+      else P::template stage_epilogue<R, round_bytes>(u, to, t, c, row0, col0, alpha, beta);
       arch::fence_proxy_async();  // this thread's shared writes, for the copy engine
       arch::named_barrier<128>(barrier);
       if (issuer) {

@@ -13,7 +13,10 @@
 //   B multicast by panels and by lines);
 //   split units (Split), 3 stages and 2: on shapes whose plan splits on this
 //   device (checked): units in two, three and four pieces, a batch; the
-//   finishing pieces add their contributors' partials before alpha / beta.
+//   finishing pieces add their contributors' partials before alpha / beta;
+//   the plain-store kernel (the library's for alpha 1, beta 0 into a
+//   TMA-storable C) launched directly, and its prepare() refusing a C no
+//   tensor map describes (the dispatcher must never hand it one).
 // Shapes give every block several units with more steps than stages (the
 // case a parity wait alone gets wrong), edges in M, N and K, batches, all four
 // majorness combinations, and alpha/beta. C (poisoned) is checked on 2048
@@ -195,6 +198,46 @@ template <class Policy> void expect_split(const shape_case& s, const std::string
   expect_schedule<Policy>(s, what);
   ASSERT_EQ(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &used), cudaSuccess);
   EXPECT_GT(used, 0u) << what << " " << describe(s) << ": no workspace was taken, so the units ran whole";
+}
+
+// What a launcher of the plain-store kernel would do first: prepare its parameters.
+struct prepare_only {
+  template <class Tag, class Problem> void operator()(Tag, const Problem& problem) const {
+    (void)Tag::type::prepare(problem);
+  }
+};
+
+TEST(ScheduleSm90, PlainStore) {
+  int plain = 0;
+  for (const shape_case& s : shapes)
+    if (s.alpha == 1.0f && s.beta == 0.0f) {
+      expect_schedule<cuda::sm90_plain_store>(s, "plain store");
+      ++plain;
+    }
+  EXPECT_GE(plain, 3);
+  if (!support::device_available()) GTEST_SKIP() << "no CUDA device";
+  using probe = ops::gemm_kernel<cuda::sm90_plain_store, bf16, bf16, true, true>;
+  if (!cuda::use_sm90<probe, probe::warps * cuda::warp_lanes>())
+    GTEST_SKIP() << "needs a device of compute capability 9.0 and this kernel built for sm_90a";
+  // C with 257 columns to a row of 257 elements: 514 bytes, no tensor map's row
+  // stride (A and B, K-contiguous rows of 64, are fine).
+  const int m = 128, n = 257, k = 64;
+  const device dev = device::cuda(0);
+  support::device_buffer da(dev, m * k * 2), db(dev, k * n * 2), dc(dev, m * n * 2);
+  gemm_call call{};
+  call.a = {da.data(), k, 1, 0};
+  call.b = {db.data(), 1, k, 0};
+  call.c = {dc.data(), n, 1, 0};
+  call.in = call.out = dtype::bf16;
+  call.m = m, call.n = n, call.k = k, call.batch = 1;
+  call.alpha = 1.0f, call.beta = 0.0f;
+  prepare_only prepare;
+  try {
+    ops::gemm_typed<cuda::sm90_plain_store, bf16, bf16>(call, prepare);
+    ADD_FAILURE() << "the plain-store kernel prepared a C of row stride 257 (no tensor map describes it)";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("plain-store"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ScheduleSm90, AlternatingConsumers) {
