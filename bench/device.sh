@@ -15,7 +15,7 @@
 # TESSEL_DEVICE_STEPS (the steps, in order; default "build test sanitize bench"),
 # TESSEL_PROBE_MODE (the probe's mode in the bench step: full or quick),
 # TESSEL_SANITIZE_SCOPE (gemm: skip the attention sanitizer runs; attention: only those).
-# Steps: build test sanitize bench odd gvariants ncu trace variants clock attention python (see each below).
+# Steps: build test sanitize bench odd gvariants parts ncu trace variants clock attention python (see each below).
 # The test step also reruns the GEMM and attention tests with TESSEL_CUDA_POLICY=sm80, and the GEMM
 # tests with TESSEL_CUDA_REPACK=never (no aligned copies of misaligned matrices: backends/cuda/operand_copy.hpp).
 set -uo pipefail
@@ -245,6 +245,17 @@ step_gvariants() {
   done
 }
 
+# ---- 4a'. the pipeline's parts: the GEMM with its MMAs, its loads, both, or B's loads taken out
+# (bench/sm90_parts.py; TESSEL_PARTS: which, default all), timed as gemm variants beside this tree
+# (the build step's tessel-bench, else a variant "head" built here) on TESSEL_GVARIANT_ROWS.
+step_parts() {
+  local specs head=
+  # shellcheck disable=SC2086
+  specs=$(python3 bench/sm90_parts.py "$root/build-parts" ${TESSEL_PARTS:-} 2>&1) || { note "parts: $specs"; return; }
+  [ -x "$build/tools/tessel-bench" ] || head="head:;"
+  TESSEL_DEVICE_GEMM_VARIANTS="$head$specs" step_gvariants
+}
+
 # ---- 4b. ncu summary of the Hopper GEMM kernel (bf16 in/out, 4096^3): tensor pipe, stalls ----
 step_ncu() {
   local b=$build/tools/tessel-bench
@@ -391,8 +402,8 @@ step_python() {
 
 for s in $steps; do
   case $s in
-    build | test | sanitize | bench | odd | gvariants | ncu | trace | variants | clock | attention | python) "step_$s" ;;
-    *) note "unknown step '$s' (expected build, test, sanitize, bench, odd, gvariants, ncu, trace, variants, clock, attention, python)" ;;
+    build | test | sanitize | bench | odd | gvariants | parts | ncu | trace | variants | clock | attention | python) "step_$s" ;;
+    *) note "unknown step '$s' (expected build, test, sanitize, bench, odd, gvariants, parts, ncu, trace, variants, clock, attention, python)" ;;
   esac
 done
 # At most 8 files come back: the logs travel as one archive, the ncu reports as another.

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""bench/sm90_parts.py — copies of the source tree with parts of the sm90 GEMM pipeline taken out, for timing.
+
+Usage: python3 bench/sm90_parts.py DEST [PART ...]   (run from the repository root)
+
+Writes DEST/<part>/ for each part (default: all), a copy of the tree (no
+build folders, .git, .devdeps or bench/results) with one edit:
+  nomma  — the consumers wait for each stage and release it, but issue no
+           wgmma: the loads alone (and an epilogue of zeros);
+  noload — the producer arrives on `full` without copying: the MMAs alone,
+           on stale stages;
+  none   — neither: barriers and epilogue only;
+  aonly  — only A's tile is copied (B's stays stale), the full barrier
+           expecting A's bytes: the MMAs with a third of the load bytes.
+Their C is wrong (tessel-bench prints FAIL): they are for timing only, as the
+device step `parts` does (bench/device.sh). Each edit must match the source
+exactly once; otherwise this stops with the line it did not find, so a change
+to the schedule cannot turn an experiment into a silent no-op. Prints
+`name@DEST/name:` specs joined by ';' (for TESSEL_DEVICE_GEMM_VARIANTS).
+"""
+import pathlib
+import shutil
+import sys
+
+SCHEDULE = "backends/cuda/schedule_sm90.hpp"
+KERNEL = "ops/gemm/kernel.hpp"
+NO_MMA = (SCHEDULE, "        Op::compute(u, st, stage(s), p, un.w, k);\n", "        // sm90_parts: no MMA\n")
+NO_LOAD = [
+    (SCHEDULE, "            arch::mbarrier_arrive_expect_tx(full(s), bytes);\n",
+     "            arch::mbarrier_arrive(full(s));  // sm90_parts: no copies\n"),
+    (SCHEDULE, "            Op::load(ld, stage(s), p, un.w, k);\n", "            (void)ld;\n"),
+]
+A_ONLY = [
+    (KERNEL, "    ld.template copy<1>(s.b, at_layer(p.b, p.batch_b, w.layer), k * BK, w.bn * BN, w.layer);\n",
+     "    // sm90_parts: B not copied\n"),
+    (SCHEDULE, "        constexpr std::uint32_t bytes = stage_copy_bytes<Op>::value;\n",
+     "        constexpr std::uint32_t bytes = operand_bytes<Op, 0>;  // sm90_parts: A only\n"),
+]
+PARTS = {"nomma": [NO_MMA], "noload": NO_LOAD, "none": [NO_MMA] + NO_LOAD, "aonly": A_ONLY}
+SKIP = {".git", ".devdeps", "results"}
+
+
+def ignore(folder, names):
+    return [n for n in names if n in SKIP or n.startswith("build")]
+
+
+def make(dest, part):
+    tree = dest / part
+    if tree.exists():
+        shutil.rmtree(tree)
+    shutil.copytree(".", tree, ignore=ignore)
+    for path, old, new in PARTS[part]:
+        f = tree / path
+        text = f.read_text()
+        if text.count(old) != 1:
+            sys.exit(f"sm90_parts.py: {part}: {path} holds {text.count(old)} copies of {old.strip()!r}, expected 1")
+        f.write_text(text.replace(old, new))
+    return f"{part}@{tree}:"
+
+
+def main(argv):
+    if not argv or argv[0].startswith("-"):
+        sys.exit(__doc__)
+    dest = pathlib.Path(argv[0]).resolve()
+    parts = argv[1:] or list(PARTS)
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown:
+        sys.exit(f"sm90_parts.py: unknown part(s) {unknown}; known: {', '.join(PARTS)}")
+    if not pathlib.Path(SCHEDULE).is_file():
+        sys.exit("sm90_parts.py: run from the repository root")
+    print(";".join(make(dest, p) for p in parts))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
