@@ -3,16 +3,19 @@
 
 Usage: python3 bench/sm90_parts.py DEST [PART ...]   (run from the repository root)
 
-Writes DEST/<part>/ for each part (default: all), a copy of the tree (no
-build folders, .git, .devdeps or bench/results) with one edit:
+Writes DEST/<part>/ for each part (default: nomma noload none aonly), a copy
+of the tree (no build folders, .git, .devdeps or bench/results) with its edits:
   nomma  — the consumers wait for each stage and release it, but issue no
            wgmma: the loads alone (and an epilogue of zeros);
   noload — the producer arrives on `full` without copying: the MMAs alone,
            on stale stages;
   none   — neither: barriers and epilogue only;
   aonly  — only A's tile is copied (B's stays stale), the full barrier
-           expecting A's bytes: the MMAs with a third of the load bytes.
-Their C is wrong (tessel-bench prints FAIL): they are for timing only, as the
+           expecting A's bytes: the MMAs with a third of the load bytes;
+  pairs  — not a removal: the default 16-bit config runs cluster pairs
+           (B multicast), correct C.
+Parts combine with '+': `nomma+pairs` is the loads alone on cluster pairs
+(written to DEST/nomma_pairs, named nomma_pairs). The removals' C is wrong (tessel-bench prints FAIL): they are for timing only, as the
 device step `parts` does (bench/device.sh). Each edit must match the source
 exactly once; otherwise this stops with the line it did not find, so a change
 to the schedule cannot turn an experiment into a silent no-op. Prints
@@ -36,7 +39,11 @@ A_ONLY = [
     (SCHEDULE, "        constexpr std::uint32_t bytes = stage_copy_bytes<Op>::value;\n",
      "        constexpr std::uint32_t bytes = operand_bytes<Op, 0>;  // sm90_parts: A only\n"),
 ]
-PARTS = {"nomma": [NO_MMA], "noload": NO_LOAD, "none": [NO_MMA] + NO_LOAD, "aonly": A_ONLY}
+PAIRS = [("backends/cuda/gemm_config.hpp",
+          "struct sm90_tma_gemm_default : sm90_tma_gemm_config<TIn, 128, 256, 64, 2, sizeof(TOut) == 4 ? 4 : 3, false, 1,\n",
+          "struct sm90_tma_gemm_default : sm90_tma_gemm_config<TIn, 128, 256, 64, 2, sizeof(TOut) == 4 ? 4 : 3, false, 2,\n")]
+PARTS = {"nomma": [NO_MMA], "noload": NO_LOAD, "none": [NO_MMA] + NO_LOAD, "aonly": A_ONLY, "pairs": PAIRS}
+DEFAULT = ["nomma", "noload", "none", "aonly"]
 SKIP = {".git", ".devdeps", "results"}
 
 
@@ -45,25 +52,26 @@ def ignore(folder, names):
 
 
 def make(dest, part):
-    tree = dest / part
+    name = part.replace("+", "_")
+    tree = dest / name
     if tree.exists():
         shutil.rmtree(tree)
     shutil.copytree(".", tree, ignore=ignore)
-    for path, old, new in PARTS[part]:
+    for path, old, new in [edit for name in part.split("+") for edit in PARTS[name]]:
         f = tree / path
         text = f.read_text()
         if text.count(old) != 1:
             sys.exit(f"sm90_parts.py: {part}: {path} holds {text.count(old)} copies of {old.strip()!r}, expected 1")
         f.write_text(text.replace(old, new))
-    return f"{part}@{tree}:"
+    return f"{name}@{tree}:"
 
 
 def main(argv):
     if not argv or argv[0].startswith("-"):
         sys.exit(__doc__)
     dest = pathlib.Path(argv[0]).resolve()
-    parts = argv[1:] or list(PARTS)
-    unknown = [p for p in parts if p not in PARTS]
+    parts = argv[1:] or DEFAULT
+    unknown = [p for p in parts if any(name not in PARTS for name in p.split("+"))]
     if unknown:
         sys.exit(f"sm90_parts.py: unknown part(s) {unknown}; known: {', '.join(PARTS)}")
     if not pathlib.Path(SCHEDULE).is_file():
