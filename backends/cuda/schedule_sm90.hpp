@@ -61,8 +61,8 @@
 //
 //   PlainStore: output 0 is stored as it is (C = acc: alpha 1, beta 0, C not
 //             read), through the staged TMA store only: no alpha/beta code and no
-//             register-store fallback in the kernel (~63 of ~170 KB of code; the
-//             general epilogue stalls on instruction fetch). The dispatcher picks
+//             register-store fallback in the kernel (35-40 KB of code against
+//             ~170 KB; the general epilogue stalls on instruction fetch). The dispatcher picks
 //             it where stores_by_tma() holds and alpha = 1, beta = 0; prepare()
 //             refuses an output no tensor map describes.
 //
@@ -130,7 +130,6 @@ struct sm90_tma_schedule {
   static_assert(EpilogueKiB == 0 || EpilogueKiB == 16 || EpilogueKiB == 32,
                 "sm90_tma_schedule: 0 (an op storing through the policy), 16 or 32 KiB of epilogue staging per consumer");
   static_assert(!PlainStore || EpilogueKiB > 0, "sm90_tma_schedule: PlainStore stores through the epilogue staging");
-  static constexpr bool plain_store = PlainStore;
   static constexpr int stage_align = 1024;  // 128-byte swizzled TMA boxes
   static constexpr int producer_registers = 40, consumer_registers = 232;
 
