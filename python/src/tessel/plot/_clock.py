@@ -9,7 +9,7 @@ four numbers is batch×M×N×K.
 """
 import statistics
 
-from ._model import Case, Chart, shape_label
+from ._model import Case, Chart, contenders, shape_label
 
 _ROW_KEYS = ("who", "shape", "dtype", "tflops", "mhz")
 
@@ -30,11 +30,7 @@ def _label(shape):
 
 def charts(doc):
     rows = doc["rows"]
-    who = []
-    for row in rows:
-        who += [row["who"]] if row["who"] not in who else []
-    ours = [w for w in who if w.startswith("tessel")]
-    peers = [w for w in who if not w.startswith("tessel")]
+    ours, peers = contenders(row["who"] for row in rows)
     chart = Chart(title=f"tessel GEMM vs {', '.join(peers)} under sustained load — {doc['device']}",
                   subtitle=f"M×N×K; torch {doc['torch']}; median over rounds of ~1.5 s blocks of back-to-back calls "
                            "(nvidia-smi clock and power sampled alongside)",

@@ -13,6 +13,8 @@ Contract:
   missing matplotlib), with a message meant for a person.
 - split(chart, most): a long chart cut into rows at group boundaries.
 - shape_label, size_label, varies: label helpers shared by the readers.
+- contenders(names): (tessel's series, tessel first then its variants; the
+  peers), in first-seen order, from the series names a file holds.
 """
 from dataclasses import dataclass, field
 
@@ -72,6 +74,12 @@ def split(chart, most):
     parts.append(part)
     return [Chart(chart.title if i == 0 else "", chart.subtitle if i == len(parts) - 1 else "", chart.series,
                   chart.peers, p) for i, p in enumerate(parts)]
+
+
+def contenders(names):
+    names = list(dict.fromkeys(names))
+    ours = sorted((n for n in names if n.startswith("tessel")), key=lambda n: (n != "tessel", n))
+    return ours, [n for n in names if not n.startswith("tessel")]
 
 
 def varies(rows, key):

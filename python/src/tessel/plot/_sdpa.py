@@ -6,7 +6,7 @@ series tessel, then any `tessel:<variant>` contenders (tuning builds), then
 the SDPA backends (flash, cudnn) which are the peers; one Case per row,
 grouped by head_dim and causal.
 """
-from ._model import Case, Chart, size_label
+from ._model import Case, Chart, contenders, size_label
 
 
 def is_kind(doc):
@@ -15,17 +15,9 @@ def is_kind(doc):
             and all(isinstance(r, dict) and isinstance(r.get("tflops"), dict) for r in rows))
 
 
-def _series(rows):
-    names = []
-    for row in rows:
-        names += [n for n in row["tflops"] if n not in names]
-    ours = sorted((n for n in names if n.startswith("tessel")), key=lambda n: (n != "tessel", n))
-    return ours, [n for n in names if not n.startswith("tessel")]
-
-
 def charts(doc):
     rows = doc["rows"]
-    ours, peers = _series(rows)
+    ours, peers = contenders(n for row in rows for n in row["tflops"])
     chart = Chart(title=f"tessel attention vs PyTorch SDPA ({', '.join(peers)}) — {doc['device']} — "
                         f"{doc.get('date', '')}",
                   subtitle=f"bf16, [batch, heads, seq, head_dim]; torch {doc['torch']}, CUDA {doc.get('cuda', '?')}; "
