@@ -85,6 +85,12 @@ struct generic_tile_ops {
       TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
         TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) t.frag[i][j][v] = convert<typename Tile::value_type>(0.0f);
   }
+  // t = 0 where `when` holds, else t unchanged: for a rarely taken case (a
+  // unit of no steps). A policy may keep it a branch where the compiler would
+  // turn it into one select per value.
+  template <class Tile> TESSEL_HOST_DEVICE static void zero_if(Tile& t, bool when) {
+    if (when) zero(t);
+  }
   // t(r, c) = f(t(r, c), r, c) for every element this lane holds.
   template <class Ctx, class Tile, class F> TESSEL_HOST_DEVICE static void map(Ctx& ctx, Tile& t, F f) {
     const int lane = ctx.lane();

@@ -393,44 +393,51 @@ struct sm90_tma_schedule {
   };
   template <class Op> using stage_copy_bytes = copy_bytes<Op, false>;
 
-  // One work unit of this block: the op's unit `id` (a cluster pair's phantom
-  // second unit: a copy of the first, not stored), and whether its paired
-  // operand is multicast (the partner's unit shares it).
+  // One work unit of this block: the op's unit of pair `pair` (units pair ·
+  // Cluster + rank; `tile`, `layer`: unit pair · Cluster as its tile and
+  // layer); a cluster pair's phantom second unit is a copy of the first, not
+  // stored; `multicast`: the paired operand is shared with the partner's unit.
   template <class Op> struct unit_of {
     typename Op::work w;
     bool store, multicast;
   };
   template <class Op>
-  TESSEL_DEVICE static unit_of<Op> unit_at(const typename Op::problem& p, long long pair, int rank, long long work,
-                                           int tiles) {
-    const auto at = [&](long long id) { return Op::work_at(p, int(id % tiles), int(id / tiles)); };
-    const long long first = pair * Cluster, id = first + rank;
+  TESSEL_DEVICE static unit_of<Op> unit_at(const typename Op::problem& p, long long pair, int tile, int layer, int rank,
+                                           long long work, int tiles) {
     if constexpr (Cluster == 1) {
-      return {at(id), true, false};
+      return {Op::work_at(p, tile, layer), true, false};
     } else {
-      const long long second = first + 1 < work ? first + 1 : first;
-      const auto w0 = at(first), w1 = at(second);
-      return {rank == 0 ? w0 : w1, id < work, Op::paired(w0, w1)};
+      const long long first = pair * Cluster;
+      const bool wraps = tile + 1 == tiles, has_second = first + 1 < work;
+      const auto w0 = Op::work_at(p, tile, layer);
+      const auto w1 = has_second ? Op::work_at(p, wraps ? 0 : tile + 1, wraps ? layer + 1 : layer) : w0;
+      return {rank == 0 ? w0 : w1, first + rank < work, Op::paired(w0, w1)};
     }
   }
 
   // This block's work in order, piece by piece (next() until false): its
   // units whole (steps 0 .. steps − 1), or, with Split, the plan's pieces.
+  // Units go as (tile, layer), divided out of the unit index once and then
+  // stepped by the stride's (tiles, layers): no 64-bit division per unit.
   template <class Op> struct walker {
     const typename Op::problem& p;
     split_plan sp;
     split_plan::cursor c;
     long long i, stride, work;
     int rank, tiles;
+    int tile, layer, step_tiles, step_layers;
     TESSEL_DEVICE bool next(unit_of<Op>& un, split_piece& pc) {
       if constexpr (Split) {
         if (!sp.next(c, pc)) return false;
         un = unit_of<Op>{Op::work_at(p, int(pc.unit % tiles), int(pc.unit / tiles)), true, false};
       } else {
         if (i >= (work + Cluster - 1) / Cluster) return false;
-        un = unit_at<Op>(p, i, rank, work, tiles);
+        un = unit_at<Op>(p, i, tile, layer, rank, work, tiles);
         pc = split_piece{i, 0, Op::steps(p, un.w), split_piece::whole, 0};
         i += stride;
+        tile += step_tiles;
+        layer += step_layers;
+        if (tile >= tiles) tile -= tiles, ++layer;
       }
       return true;
     }
@@ -438,7 +445,19 @@ struct sm90_tma_schedule {
   template <class Op>
   TESSEL_DEVICE static walker<Op> walk(const typename Op::problem& p, const split_plan& sp, int rank, long long work,
                                        int tiles, long long first_pair, long long pair_stride) {
-    return walker<Op>{p, sp, sp.first(int(first_pair)), first_pair, pair_stride, work, rank, tiles};
+    const long long first = first_pair * Cluster, step = pair_stride * Cluster;
+    return walker<Op>{p,
+                      sp,
+                      sp.first(int(first_pair)),
+                      first_pair,
+                      pair_stride,
+                      work,
+                      rank,
+                      tiles,
+                      int(first % tiles),
+                      int(first / tiles),
+                      int(step % tiles),
+                      int(step / tiles)};
   }
 
   // Split: a consumer thread's partial accumulator to or from a block's slot.

@@ -27,6 +27,7 @@
 
 #include "tessel/core/math.hpp"
 #include "tessel/core/tile_ops.hpp"
+#include "tessel/cuda/arch/branch.hpp"
 #include "tessel/cuda/arch/convert.hpp"
 #include "tessel/cuda/arch/cp_async.hpp"
 #include "tessel/cuda/arch/ex2.hpp"
@@ -116,6 +117,15 @@ struct sm80_tile_ops : generic_tile_ops {
   using generic_tile_ops::store;
   using generic_tile_ops::relayout;
   using generic_tile_ops::broadcast_rows;
+
+  // t = 0 where `when` holds: a branch (the default's `if` becomes one select
+  // per value, 128 a lane for the sm90 GEMM's accumulator, in every epilogue).
+  template <class Tile> TESSEL_DEVICE static void zero_if(Tile& t, bool when) {
+    if (when) {
+      arch::keep_branch();
+      zero(t);
+    }
+  }
 
   // ---- global -> shared: cp.async ------------------------------------------------
   template <class Ctx, class T, int R, int C, bool CC>

@@ -275,19 +275,28 @@ struct sm90_tile_ops : sm80_tile_ops {
       // stmatrix: 8-column slices j, j + 1 (values 4j .. 4j + 7) of atom tile i,
       // rows g and g + 8 of this warp's 16, as four 8 × 8 matrices; lane l
       // addresses row l % 8 of matrix k = l / 8 = (slice j + k / 2, half k % 2).
+      // The round's G groups of 8 values are converted by cvt alone, then
+      // re-converted with the NaN encoding only where one of all of them is a
+      // NaN (one test and branch a round instead of one a group), then stored.
       const int w = (lane / 32) % 4, k = (lane % 32) / 8, r8 = lane % 8;
-      TESSEL_UNROLL for (int i = 0; i < TM; ++i)
-        TESSEL_UNROLL for (int j = 0; j < N / 8; j += 2) {
-          if ((8 * j) / S::round_cols != Round) continue;
-          float o[8];
-          TESSEL_UNROLL for (int m = 0; m < 4; ++m) result(i, 4 * (j + m / 2) + 2 * (m % 2), o[2 * m], o[2 * m + 1]);
-          std::uint32_t regs[4];
-          arch::cvt_pack4(o, regs, TD{});
-          const int row = 64 * i + 16 * w + 8 * (k % 2) + r8;
-          const int cc = 8 * (j + k / 2) - Round * S::round_cols;  // first column of this lane's row
-          const int q = cc / S::panel_cols, chunk = (cc % S::panel_cols) / 8;
-          arch::stmatrix_x4(buf + S::panel_bytes * q + 128 * row + 16 * (chunk ^ r8), regs);
+      constexpr int slices = S::round_cols / 8, first = Round * slices, G = slices / 2;
+      static_assert(slices % 2 == 0 && first + slices <= N / 8, "stage_epilogue: a round holds pairs of 8-column slices");
+      TESSEL_UNROLL for (int i = 0; i < TM; ++i) {
+        float o[G][8];
+        std::uint32_t regs[G][4];
+        TESSEL_UNROLL for (int g = 0; g < G; ++g) {
+          const int j = first + 2 * g;
+          TESSEL_UNROLL for (int m = 0; m < 4; ++m)
+            result(i, 4 * (j + m / 2) + 2 * (m % 2), o[g][2 * m], o[g][2 * m + 1]);
         }
+        arch::cvt_pack_groups(o, regs, TD{});
+        TESSEL_UNROLL for (int g = 0; g < G; ++g) {
+          const int row = 64 * i + 16 * w + 8 * (k % 2) + r8;
+          const int cc = 16 * g + 8 * (k / 2);  // first column of this lane's row, within the round
+          const int q = cc / S::panel_cols, chunk = (cc % S::panel_cols) / 8;
+          arch::stmatrix_x4(buf + S::panel_bytes * q + 128 * row + 16 * (chunk ^ r8), regs[g]);
+        }
+      }
     } else {
       TESSEL_UNROLL for (int i = 0; i < TM; ++i)
         TESSEL_UNROLL for (int v = 0; v < N / 2; v += 2) {

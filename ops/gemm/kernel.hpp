@@ -133,7 +133,7 @@ template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_stages 
   template <class U> using overwrites = mma_overwrites<P, U, acc_t, tile_a, tile_b>;
   // A unit of no steps (K = 0) never set acc: zero it before it is read.
   TESSEL_HOST_DEVICE static void settle(state& st) {
-    if (st.fresh) P::zero(st.acc);
+    P::zero_if(st.acc, st.fresh);
   }
   template <class U> TESSEL_HOST_DEVICE static void start(U&, state& st, const problem&, const work&) {
     st.fresh = true;

@@ -78,6 +78,21 @@ template <class T> TESSEL_DEVICE void cvt_pack4(const float (&v)[8], std::uint32
     TESSEL_UNROLL for (int m = 0; m < 4; ++m) r[m] = cvt_pack(v[2 * m], v[2 * m + 1], T{});
 }
 
+// r[g] as cvt_pack4(v[g], r[g]) for every g < G, with one NaN test for all of
+// them: G groups of four cvt, any_nan over each folded into one flag, one
+// branch to the encoding (rarely taken) instead of one a group.
+template <class T, int G>
+TESSEL_DEVICE void cvt_pack_groups(const float (&v)[G][8], std::uint32_t (&r)[G][4], T) {
+  bool nan = false;
+  TESSEL_UNROLL for (int g = 0; g < G; ++g) {
+    TESSEL_UNROLL for (int m = 0; m < 4; ++m) r[g][m] = cvt_pack_raw(v[g][2 * m], v[g][2 * m + 1], T{});
+    nan |= any_nan(v[g]);
+  }
+  if (nan)
+    TESSEL_UNROLL for (int g = 0; g < G; ++g)
+      TESSEL_UNROLL for (int m = 0; m < 4; ++m) r[g][m] = cvt_pack(v[g][2 * m], v[g][2 * m + 1], T{});
+}
+
 // fp16 -> float by cvt: exact, as to_float (a NaN stays a NaN, payload not kept).
 TESSEL_DEVICE float widen(fp16 h) {
   float f = 0.0f;
