@@ -84,7 +84,7 @@ struct sm90_tma_gemm_config {
 // C's type (H100, bench/notes/cuda_gemm.md):
 // - 16-bit C: 3 stages of 16 + 32 KiB and 2 × 32 KiB of epilogue staging
 //   (208 KiB of the H100's 227 KiB). 4 stages with 2 × 16 KiB of staging
-//   (EpilogueKiB 16: 225 KiB) measured no faster (three times, 2026-11-22 to 24).
+//   (EpilogueKiB 16: 225 KiB) measured no faster (four times, 2026-11-22 to 24).
 // - fp32 C: those 4 stages and 2 × 16 KiB. C's store bytes, twice the 16-bit
 //   ones, drain during the next unit's mainloop and delay its loads; the
 //   deeper ring covers them: +0.4-4.3% at 4096³ over the four transposes

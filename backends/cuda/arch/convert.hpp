@@ -6,7 +6,8 @@
 // re-encoded as element.hpp does it (quiet, sign and high payload kept). One
 // instruction per pair instead of the software path's integer sequence, which
 // keeps the unrolled epilogue small; cvt_pack4 converts four pairs and takes
-// the NaN path only where one of them holds a NaN. Device code only.
+// the NaN path only where one of them holds a NaN, cvt_pack_groups does so for
+// G groups of four pairs with one test (the sm90 epilogue's round). Device code only.
 #pragma once
 #include <cstdint>
 
