@@ -68,20 +68,12 @@ TESSEL_DEVICE bool any_nan(const float (&v)[8]) {
   return r != 0;
 }
 
-// r[m] = cvt_pack(v[2m], v[2m + 1], T) for m < 4: four cvt, then the NaN
-// encoding only where any_nan finds one: a cvt and a setp a pair, and one
-// select and branch per four pairs, where cvt_pack's per-pair encoding costs
-// ~10 instructions a pair NaN or not (H100: +1.5-2% for the GEMM with 16-bit
-// C, bench/notes/cuda_gemm.md).
-template <class T> TESSEL_DEVICE void cvt_pack4(const float (&v)[8], std::uint32_t (&r)[4], T) {
-  TESSEL_UNROLL for (int m = 0; m < 4; ++m) r[m] = cvt_pack_raw(v[2 * m], v[2 * m + 1], T{});
-  if (any_nan(v))
-    TESSEL_UNROLL for (int m = 0; m < 4; ++m) r[m] = cvt_pack(v[2 * m], v[2 * m + 1], T{});
-}
-
-// r[g] as cvt_pack4(v[g], r[g]) for every g < G, with one NaN test for all of
-// them: G groups of four cvt, any_nan over each folded into one flag, one
-// branch to the encoding (rarely taken) instead of one a group.
+// r[g][m] = cvt_pack(v[g][2m], v[g][2m + 1], T) for g < G, m < 4: four cvt a
+// group, then the NaN encoding only where any_nan finds one in some group:
+// a cvt and a setp a pair, one branch for all G groups, where cvt_pack's
+// per-pair encoding costs ~10 instructions a pair NaN or not (H100: +1.5-2%
+// for the GEMM with 16-bit C; one branch per round of 64 values instead of
+// one per 8: another +0-1.8%, bench/notes/cuda_gemm.md).
 template <class T, int G>
 TESSEL_DEVICE void cvt_pack_groups(const float (&v)[G][8], std::uint32_t (&r)[G][4], T) {
   bool nan = false;
@@ -92,6 +84,14 @@ TESSEL_DEVICE void cvt_pack_groups(const float (&v)[G][8], std::uint32_t (&r)[G]
   if (nan)
     TESSEL_UNROLL for (int g = 0; g < G; ++g)
       TESSEL_UNROLL for (int m = 0; m < 4; ++m) r[g][m] = cvt_pack(v[g][2 * m], v[g][2 * m + 1], T{});
+}
+// One group: r[m] = cvt_pack(v[2m], v[2m + 1], T) for m < 4.
+template <class T> TESSEL_DEVICE void cvt_pack4(const float (&v)[8], std::uint32_t (&r)[4], T) {
+  float g[1][8];
+  std::uint32_t out[1][4];
+  TESSEL_UNROLL for (int i = 0; i < 8; ++i) g[0][i] = v[i];
+  cvt_pack_groups(g, out, T{});
+  TESSEL_UNROLL for (int m = 0; m < 4; ++m) r[m] = out[0][m];
 }
 
 // fp16 -> float by cvt: exact, as to_float (a NaN stays a NaN, payload not kept).
