@@ -10,11 +10,17 @@
 // leading bytes must be zero; schedule::attach<Op>(params, pointer, grid))
 // gets it stream-ordered from tessel's memory pool of the device (which keeps
 // what it once held), zeroed there, and freed after the kernel in stream
-// order; under stream capture the allocation belongs to the graph. Include
-// only from CUDA translation units.
+// order; under stream capture the allocation belongs to the graph. A kernel
+// whose schedule waits for the stream's previous kernel itself
+// (waits_for_predecessor: the sm90 TMA schedule) is launched with programmatic
+// stream serialization, so that its blocks may start while that kernel ends
+// (unless TESSEL_CUDA_DEPENDENT_LAUNCH=never). Include only from CUDA
+// translation units.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
@@ -86,6 +92,25 @@ template <class Kernel, class = void> struct asks_workspace : std::false_type {}
 template <class Kernel>
 struct asks_workspace<Kernel, std::void_t<decltype(Kernel::schedule::template workspace<typename Kernel::op>(
                                   std::declval<const typename Kernel::params&>(), 0))>> : std::true_type {};
+
+// Whether a kernel's schedule waits for the stream's previous kernel itself
+// (schedule::waits_for_predecessor: arch/grid_dependency.hpp), so that it may
+// be launched with programmatic stream serialization.
+template <class Kernel, class = void> struct waits_for_predecessor : std::false_type {};
+template <class Kernel>
+struct waits_for_predecessor<Kernel, std::void_t<decltype(Kernel::schedule::waits_for_predecessor)>>
+    : std::bool_constant<Kernel::schedule::waits_for_predecessor> {};
+
+// Whether such kernels are launched to overlap their predecessor: yes, unless
+// TESSEL_CUDA_DEPENDENT_LAUNCH=never (every launch then waits for the one
+// before it to end, as a plain launch does).
+inline bool dependent_launch_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("TESSEL_CUDA_DEPENDENT_LAUNCH");
+    return e == nullptr || std::strcmp(e, "never") != 0;
+  }();
+  return on;
+}
 
 // tessel's stream-ordered memory pool on `device`, made once per process. Its
 // release threshold is unlimited: what it holds stays mapped for the next launch.
@@ -216,15 +241,15 @@ void launch(const launch_shape& shape, const Params& params, cudaStream_t stream
   }
   launch_shape run = shape;
   cudaLaunchConfig_t config{};
-  cudaLaunchAttribute attribute[1];
+  cudaLaunchAttribute attribute[2];
   config.blockDim = dim3(unsigned(threads));
   config.dynamicSmemBytes = std::size_t(shape.smem_bytes);
   config.stream = stream;
+  config.attrs = attribute;
   if (cluster > 1) {
     attribute[0].id = cudaLaunchAttributeClusterDimension;
     attribute[0].val.clusterDim.x = unsigned(cluster);
     attribute[0].val.clusterDim.y = attribute[0].val.clusterDim.z = 1;
-    config.attrs = attribute;
     config.numAttrs = 1;
   }
   if (shape.persistent) {  // at most the blocks (whole clusters) that fit at once; run() strides over the rest
@@ -248,6 +273,13 @@ void launch(const launch_shape& shape, const Params& params, cudaStream_t stream
     if (run.grid_x > fit) run.grid_x = int(fit);
   }
   config.gridDim = dim3(unsigned(run.grid_x), unsigned(shape.grid_y), unsigned(shape.grid_z));
+  if (waits_for_predecessor<Kernel>::value && dependent_launch_enabled()) {
+    // The kernel's blocks may start while the stream's previous kernel runs
+    // (where that one lets them); they wait for it before touching memory.
+    attribute[config.numAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute[config.numAttrs].val.programmaticStreamSerializationAllowed = 1;
+    ++config.numAttrs;
+  }
   if constexpr (asks_workspace<Kernel>::value) {
     using S = typename Kernel::schedule;
     using Op = typename Kernel::op;

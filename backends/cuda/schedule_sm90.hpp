@@ -18,6 +18,11 @@
 //     orders each half.
 //   grid: persistent (capped at one block per SM by the launcher); block b
 //     takes work units b, b + grid, ... in the op's order (its raster).
+//   stream: launched with programmatic stream serialization (launch.hpp):
+//     the kernel may start while the stream's previous kernel runs; every
+//     thread waits for that kernel (griddepcontrol.wait) once the barriers are
+//     set up, then thread 0 lets the stream's next kernel launch, whose blocks
+//     then take SMs as this kernel's blocks leave them.
 //   Cluster == 2: blocks run in pairs (a thread-block cluster on neighbouring
 //     SMs). Pair i takes the op's units 2i and 2i + 1, which usually share
 //     one operand tile at every step (Op::paired_operand; GEMM: the B tile of
@@ -84,6 +89,7 @@
 #include "tessel/core/split_plan.hpp"
 #include "tessel/cuda/arch/cluster.hpp"
 #include "tessel/cuda/arch/flag.hpp"
+#include "tessel/cuda/arch/grid_dependency.hpp"
 #include "tessel/cuda/arch/ldmatrix.hpp"
 #include "tessel/cuda/arch/tma.hpp"
 #include "tessel/cuda/arch/wgmma.hpp"
@@ -131,6 +137,9 @@ struct sm90_tma_schedule {
                 "sm90_tma_schedule: 0 (an op storing through the policy), 16 or 32 KiB of epilogue staging per consumer");
   static_assert(!PlainStore || EpilogueKiB > 0, "sm90_tma_schedule: PlainStore stores through the epilogue staging");
   static constexpr int stage_align = 1024;  // 128-byte swizzled TMA boxes
+  // run() waits for the stream's previous kernel itself (arch/grid_dependency.hpp)
+  // before it touches global memory, so the launcher may start it early.
+  static constexpr bool waits_for_predecessor = true;
   static constexpr int producer_registers = 40, consumer_registers = 232;
 
   template <class Op> using params = tma_params<typename Op::problem, Op::operand_count>;
@@ -516,6 +525,11 @@ struct sm90_tma_schedule {
     }
     if constexpr (Cluster > 1) arch::cluster_sync();  // the peer's barriers exist before anyone arrives on them
     else ctx.sync();
+    // Launched with programmatic stream serialization (waits_for_predecessor):
+    // the kernel before may still run. Nothing above touched global memory (the
+    // tensor maps are kernel parameters); everything below may.
+    arch::grid_dependency_wait();
+    if (ctx.thread() == 0) arch::grid_dependents_launch();
 
     const int tiles = Op::tiles(p);
     const long long work = (long long)tiles * Op::layers(p);
