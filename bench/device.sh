@@ -138,6 +138,11 @@ step_sanitize() {
         sanitize $tool schedule_sm90_tests "$build/tests/tessel_schedule_sm90_tests" --gtest_brief=1
       done
     fi
+    if [ -x "$build/tests/tessel_dependent_launch_tests" ]; then
+      for tool in memcheck racecheck synccheck; do
+        sanitize $tool dependent_launch_tests "$build/tests/tessel_dependent_launch_tests" --gtest_brief=1
+      done
+    fi
     if [ -x "$build/tests/tessel_wgmma_tests" ]; then
       sanitize memcheck wgmma_tests "$build/tests/tessel_wgmma_tests" --gtest_brief=1
       sanitize racecheck wgmma_tests "$build/tests/tessel_wgmma_tests" --gtest_brief=1
@@ -207,12 +212,25 @@ step_odd() {
 # unpacked by `git archive`, carried along), run on the quick rows (bf16 in, bf16 and fp32 out, 4096^3
 # and 8192^3, or TESSEL_GVARIANT_ROWS: tessel-bench arguments, several sets separated by '|') after
 # this build's own, in turn, twice; cuBLAS in each process is the common yardstick.
+# TESSEL_GVARIANT_ENVS="name:VAR=value ...;..." adds this build's own tessel-bench run with those
+# environment variables as variants (no build; e.g. nopdl:TESSEL_CUDA_DEPENDENT_LAUNCH=never).
 step_gvariants() {
   local spec name flags dir t0 round src set
   local row_sets=("gemm --dtype bf16 --out input,f32 --shapes 4096,8192 --repeat 7")
   [ -n "${TESSEL_GVARIANT_ROWS:-}" ] && IFS='|' read -r -a row_sets <<<"$TESSEL_GVARIANT_ROWS"
   local bins=()
+  declare -A envs=()
   [ -x "$build/tools/tessel-bench" ] && bins=("base=$build/tools/tessel-bench")  # absent without the build step
+  if [ -x "$build/tools/tessel-bench" ] && [ -n "${TESSEL_GVARIANT_ENVS:-}" ]; then
+    IFS=';' read -r -a specs <<<"$TESSEL_GVARIANT_ENVS"
+    for spec in "${specs[@]}"; do
+      [ -n "$spec" ] || continue
+      name=${spec%%:*}
+      envs[$name]=${spec#*:}
+      bins+=("$name=$build/tools/tessel-bench")
+      note "gemm variant $name: this build with ${envs[$name]}"
+    done
+  fi
   IFS=';' read -r -a specs <<<"${TESSEL_DEVICE_GEMM_VARIANTS:-}"
   for spec in "${specs[@]}"; do
     [ -n "$spec" ] || continue
@@ -235,7 +253,7 @@ step_gvariants() {
       : >"$OUT/gvariant_${name}_$round.txt"
       for set in "${row_sets[@]}"; do
         # shellcheck disable=SC2086
-        timeout 120 "${spec#*=}" $set >>"$OUT/gvariant_${name}_$round.txt" 2>&1 ||
+        timeout 120 env ${envs[$name]:-} "${spec#*=}" $set >>"$OUT/gvariant_${name}_$round.txt" 2>&1 ||
           note "variant $name round $round: '$set' exited $? ($(grep -m1 '^tessel-bench:' "$OUT/gvariant_${name}_$round.txt"))"
       done
       grep -E "^ +[0-9]+ +[0-9]+x" "$OUT/gvariant_${name}_$round.txt" |

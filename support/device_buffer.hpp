@@ -18,6 +18,11 @@ device default_device();
 bool device_available();
 std::string device_description();  // e.g. "NVIDIA H100 80GB HBM3, driver 13000" or "host CPU"
 void synchronize(const device& dev);
+// A non-blocking stream of the device's own (cudaStream_t / hipStream_t, as
+// stream::gpu takes), for work that must not run on the legacy default
+// stream; host: throws. destroy_stream(dev, nullptr) does nothing.
+void* create_stream(const device& dev);
+void destroy_stream(const device& dev, void* s);
 
 class device_buffer {
  public:

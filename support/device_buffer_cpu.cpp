@@ -14,6 +14,8 @@ device default_device() { return device::host(); }
 bool device_available() { return true; }
 std::string device_description() { return "host CPU"; }
 void synchronize(const device&) {}
+void* create_stream(const device&) { throw std::runtime_error("create_stream: the host has no streams"); }
+void destroy_stream(const device&, void*) {}
 
 device_buffer::device_buffer(const device& dev, std::size_t bytes) : dev_(dev), bytes_(bytes) {
   if (bytes > SIZE_MAX - 128) throw std::bad_alloc();  // the rounding below would wrap

@@ -37,6 +37,16 @@ void synchronize(const device& dev) {
   if (dev.kind != device_kind::host) check(hipDeviceSynchronize(), "hipDeviceSynchronize");
 }
 
+void* create_stream(const device& dev) {
+  if (dev.kind == device_kind::host) throw std::runtime_error("create_stream: the host has no streams");
+  hipStream_t s = nullptr;
+  check(hipStreamCreateWithFlags(&s, hipStreamNonBlocking), "hipStreamCreateWithFlags");
+  return s;
+}
+void destroy_stream(const device&, void* s) {
+  if (s) check(hipStreamDestroy(static_cast<hipStream_t>(s)), "hipStreamDestroy");
+}
+
 device_buffer::device_buffer(const device& dev, std::size_t bytes) : dev_(dev), bytes_(bytes) {
   if (dev.kind == device_kind::host) {
     if (bytes > SIZE_MAX - 128) throw std::bad_alloc();  // the rounding below would wrap

@@ -187,8 +187,18 @@ int bench_gemm(const parsed_args& args, bench_env& env) {
   const std::vector<trans2> transes = parse_trans(args);
   const std::vector<bool> outs = parse_out(args);
   const std::vector<std::int64_t> batches = parse_batches(args);
+  const std::string stream_choice = args.str("--stream", "default");
+  if (stream_choice != "default" && stream_choice != "own")
+    throw usage_error("'--stream' must be default or own, not '" + stream_choice + "'");
+  if (stream_choice == "own" && !env.gpu) throw usage_error("'--stream own' applies to GPU builds only");
   env.require_device();
   bench_report& rep = *env.report;
+  // --stream own: one non-blocking stream for tessel and the peer alike.
+  struct own_stream {
+    device dev;
+    void* s = nullptr;
+    ~own_stream() { support::destroy_stream(dev, s); }
+  } queue{env.dev, stream_choice == "own" ? support::create_stream(env.dev) : nullptr};
 
   std::unique_ptr<bench::gemm_peer> peer = bench::make_gemm_peer();
   rep.add_meta("peer", peer ? peer->description() : std::string("none"));
@@ -204,6 +214,12 @@ int bench_gemm(const parsed_args& args, bench_env& env) {
       "  consecutive calls (A, B, its own C) span >= %.0f MiB (at most 64 sets; column 'sets'); C poisoned before\n"
       "  the checked run.\n",
       env.rotate_bytes / (1 << 20));
+  if (env.gpu) {
+    const char* where = queue.s ? "one non-blocking stream of the bench's own, for tessel and the peer"
+                                : "the legacy default stream, for tessel and the peer";
+    std::printf("stream: %s\n", where);
+    rep.add_meta("stream", where);
+  }
   std::printf("seed: %llu (set TESSEL_SEED to repeat the inputs)\n", (unsigned long long)support::run_seed());
   std::printf("check: tessel vs peer over all of C, tessel and peer vs float64 on 256 sampled entries; FAIL above\n"
               "  tol + u(out) vs float64 and tol + 2u(out) vs the peer, tol = %.0e, u = output rounding: fp32 0,\n"
@@ -285,14 +301,14 @@ int bench_gemm(const parsed_args& args, bench_env& env) {
               const std::int64_t ar = tr.a ? s.k : s.m, ac = tr.a ? s.m : s.k, br = tr.b ? s.n : s.k,
                                  bc = tr.b ? s.k : s.n;
               const gemm_options opt{1.0f, 0.0f, tr.a, tr.b};
-              const stream str = env.gpu ? stream::gpu(nullptr) : stream::cpu(threads);
+              const stream str = env.gpu ? stream::gpu(queue.s) : stream::cpu(threads);
               std::size_t next_t = 0, next_p = 0;
               auto run_tessel = [&](std::size_t i) {
                 auto& st = sets[i];
                 gemm(matrix(st.a->data(), t, batch, ar, ac, env.dev), matrix(st.b->data(), t, batch, br, bc, env.dev),
                      matrix(st.c_tessel->data(), to, batch, s.m, s.n, env.dev), opt, str);
               };
-              const bench::gemm_problem pp{int(s.m), int(s.n), int(s.k), t, to, tr.a, tr.b, int(batch), threads};
+              const bench::gemm_problem pp{int(s.m), int(s.n), int(s.k), t, to, tr.a, tr.b, int(batch), threads, queue.s};
               if (peer) {
                 std::vector<bench::gemm_operands> ops;
                 for (auto& st : sets) ops.push_back({st.a->data(), st.b->data(), st.c_peer->data()});

@@ -42,6 +42,8 @@ const char details[] =
     "  on CUDA, none on HIP) on the same inputs. --shapes S,... are square sizes, --shape MxNxK (repeatable)\n"
     "  any; default --shapes 1024,2048,4096. --out f32|input (list): C in fp32 (default) or the input type;\n"
     "  --trans nn,nt,tn,tt|all: op(A), op(B) (nt = a @ b.T); --batch N (list): a strided batch of N products.\n"
+    "  --stream default|own (GPU builds): both contenders on the legacy default stream (default) or on one\n"
+    "  non-blocking stream of the bench's own (where a GPU launches a kernel to overlap the one before it).\n"
     "attention: tessel::attention, layout [batch, seq, heads, head_dim], seq_q = seq_kv = each of --seqs\n"
     "  (default 1024,4096), --head-dim list (default 64,128), --heads (default 8), --kv-heads (default heads;\n"
     "  must divide heads), --batch (default 1) or --tokens T (batch = max(1, T / seq)); --causal, or --both\n"

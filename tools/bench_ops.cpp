@@ -13,9 +13,9 @@ const std::vector<bench_op>& bench_ops() {
   static const std::vector<bench_op> ops = {
       {"gemm",
        "[--shapes S1,S2,... | --shape MxNxK ...] [--trans nn,nt,tn,tt|all | --trans-a --trans-b]\n"
-       "      [--out f32|input[,...]] [--batch N[,...]]",
+       "      [--out f32|input[,...]] [--batch N[,...]] [--stream default|own]",
        {{"--shapes", true, true}, {"--shape", true, true}, {"--trans-a", false}, {"--trans-b", false},
-        {"--trans", true, true}, {"--out", true, true}, {"--batch", true, true}},
+        {"--trans", true, true}, {"--out", true, true}, {"--batch", true, true}, {"--stream", true}},
        bench_gemm},
       {"attention",
        "[--seqs 1024,4096] [--head-dim 64,128] [--heads H] [--kv-heads H] [--batch B | --tokens T]\n"

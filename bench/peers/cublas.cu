@@ -7,7 +7,7 @@
 // rounding done by cuBLAS's epilogue); CUBLAS_COMPUTE_32F with fp32
 // alpha/beta (no TF32: the default math mode does not allow it for
 // COMPUTE_32F), CUBLAS_GEMM_DEFAULT, cuBLAS's default workspace, on the legacy
-// default stream like tessel in tessel-bench. Row-major C = op(A)·op(B) is
+// stream tessel-bench gives (the legacy default stream unless --stream own). Row-major C = op(A)·op(B) is
 // computed as the column-major Cᵀ = op(B)ᵀ·op(A)ᵀ, i.e. cuBLAS gets (B, A)
 // with N and M swapped: bench "nt" (A [M,K], B [N,K], both K-major) is the
 // cuBLAS call with transa = T, transb = N — cuBLAS's "TN".
@@ -77,9 +77,9 @@ class cublas_peer final : public gemm_peer {
     if (p.batch < 1) throw std::runtime_error("cublas peer: batch must be >= 1");
     if (!handle_) {
       check(cublasCreate(&handle_), "cublasCreate");
-      check(cublasSetStream(handle_, nullptr), "cublasSetStream");
       check(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
     }
+    check(cublasSetStream(handle_, static_cast<cudaStream_t>(p.stream)), "cublasSetStream");
     p_ = p;
     sets_ = sets;
   }

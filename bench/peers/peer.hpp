@@ -9,8 +9,8 @@
 //   C [batch, M, N] of the output type `out` (fp32, or the input type).
 // run(i) computes C = op(A)·op(B) (alpha 1, beta 0, fp32 accumulation) for set
 // i, all batch entries in one call where the library has one (strided
-// batched); on a GPU it may return before the work is done (the bench
-// synchronizes the device, which covers the peer's default-stream work).
+// batched); on a GPU it may return before the work is done, on the problem's
+// stream (the bench synchronizes the device, which covers every stream).
 // prepare() may copy the inputs (outside timing), e.g. to widen them when the
 // library lacks a kernel for the input type; name() then says so. Work that
 // run() does besides the library call (a conversion of the output, say) is
@@ -32,6 +32,7 @@ struct gemm_problem {
   bool trans_a = false, trans_b = false;
   int batch = 1;    // >= 1: independent problems, packed (strided batched)
   int threads = 0;  // CPU peers: threads to use (> 0)
+  void* stream = nullptr;  // GPU peers: the stream to run on (cudaStream_t; nullptr: the legacy default stream)
 };
 
 struct gemm_operands {

@@ -79,7 +79,7 @@ TEST_F(ToolsCli, BadCommandLinesExit2WithUsage) {
                            "gemm --dtype int8", "gemm --shape 4x4x4 --repeat", "attention --seqs 0",
                            "attention --head-dim 32", "attention --causal --both", "attention --batch 2 --tokens 64",
                            "attention --heads 6 --kv-heads 4", "gemm --trans xn", "gemm --trans nt --trans-b",
-                           "gemm --out bf16", "gemm --batch 0", "gemm --batch 2,x"}) {
+                           "gemm --out bf16", "gemm --batch 0", "gemm --batch 2,x", "gemm --stream foo"}) {
     SCOPED_TRACE(args);
     const result r = bench(args);
     EXPECT_EQ(r.status, 2) << r.output;
