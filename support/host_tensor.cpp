@@ -73,26 +73,39 @@ std::int64_t offset(const tensor_view& v, std::int64_t z, std::int64_t r, std::i
 }
 }  // namespace
 
+// Each layer's op(A) and op(B) are decoded into dense float64 once; C(i, j)
+// then sums op(A)(i, k)·op(B)(k, j) in k order from 0 (i-k-j loops, so the
+// inner loop runs along rows of op(B) and C), as the plain triple loop would:
+// the same additions in the same order, the same result bit for bit.
 std::vector<double> reference_gemm(const tensor_view& a, const tensor_view& b, const tensor_view& c,
                                    const gemm_options& o) {
-  const int na = a.rank, nb = b.rank, nc = c.rank;
+  const int na = a.rank, nc = c.rank;
   const std::int64_t M = c.shape[nc - 2], N = c.shape[nc - 1], Z = nc == 3 ? c.shape[0] : 1;
   const std::int64_t K = o.trans_a ? a.shape[na - 2] : a.shape[na - 1];
-  (void)nb;
-  std::vector<double> out(std::size_t(Z * M * N));
-  for (std::int64_t z = 0; z < Z; ++z)
+  std::vector<double> out(std::size_t(Z * M * N)), x(std::size_t(M * K)), y(std::size_t(K * N));
+  for (std::int64_t z = 0; z < Z; ++z) {
     for (std::int64_t i = 0; i < M; ++i)
-      for (std::int64_t j = 0; j < N; ++j) {
-        double s = 0.0;
-        for (std::int64_t k = 0; k < K; ++k) {
-          const double x = o.trans_a ? element(a, offset(a, z, k, i)) : element(a, offset(a, z, i, k));
-          const double y = o.trans_b ? element(b, offset(b, z, j, k)) : element(b, offset(b, z, k, j));
-          s += x * y;
-        }
-        double r = double(o.alpha) * s;
-        if (o.beta != 0.0f) r += double(o.beta) * element(c, offset(c, z, i, j));
-        out[std::size_t((z * M + i) * N + j)] = r;
+      for (std::int64_t k = 0; k < K; ++k)
+        x[std::size_t(i * K + k)] = o.trans_a ? element(a, offset(a, z, k, i)) : element(a, offset(a, z, i, k));
+    for (std::int64_t k = 0; k < K; ++k)
+      for (std::int64_t j = 0; j < N; ++j)
+        y[std::size_t(k * N + j)] = o.trans_b ? element(b, offset(b, z, j, k)) : element(b, offset(b, z, k, j));
+    double* layer = out.data() + z * M * N;
+    for (std::int64_t i = 0; i < M; ++i) {
+      double* row = layer + i * N;
+      for (std::int64_t j = 0; j < N; ++j) row[j] = 0.0;
+      for (std::int64_t k = 0; k < K; ++k) {
+        const double xv = x[std::size_t(i * K + k)];
+        const double* yrow = y.data() + k * N;
+        for (std::int64_t j = 0; j < N; ++j) row[j] += xv * yrow[j];
       }
+      for (std::int64_t j = 0; j < N; ++j) {
+        double r = double(o.alpha) * row[j];
+        if (o.beta != 0.0f) r += double(o.beta) * element(c, offset(c, z, i, j));
+        row[j] = r;
+      }
+    }
+  }
   return out;
 }
 
