@@ -14,7 +14,8 @@
 # (CMAKE_CUDA_ARCHITECTURES for this build; default 90a, the H100's own),
 # TESSEL_DEVICE_STEPS (the steps, in order; default "build test sanitize bench"),
 # TESSEL_PROBE_MODE (the probe's mode in the bench step: full or quick),
-# TESSEL_SANITIZE_SCOPE (gemm: skip the attention sanitizer runs; attention: only those).
+# TESSEL_SANITIZE_SCOPE (gemm: skip the attention sanitizer runs; attention: only those; launch: the
+# dependent-launch tests under the three tools and the GEMM tests under memcheck).
 # Steps: build test sanitize bench odd gvariants parts ncu trace variants clock attention python (see each below).
 # The test step also reruns the GEMM and attention tests with TESSEL_CUDA_POLICY=sm80, and the GEMM
 # tests with TESSEL_CUDA_REPACK=never (no aligned copies of misaligned matrices: backends/cuda/operand_copy.hpp).
@@ -126,6 +127,15 @@ sanitize_attention() {
 step_sanitize() {
   if [ -x "$tests_bin" ] && [ "${TESSEL_SANITIZE_SCOPE:-all}" = attention ]; then
     sanitize_attention
+    return
+  fi
+  if [ -x "$tests_bin" ] && [ "${TESSEL_SANITIZE_SCOPE:-all}" = launch ]; then
+    # What a change to the launches touches: the dependent-launch tests (which include calls with
+    # aligned copies) under all three tools, the GEMM tests (odd shapes: the copies) under memcheck.
+    for tool in memcheck racecheck synccheck; do
+      sanitize $tool dependent_launch_tests "$build/tests/tessel_dependent_launch_tests" --gtest_brief=1
+    done
+    sanitize memcheck tests "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1
     return
   fi
   if [ -x "$tests_bin" ]; then

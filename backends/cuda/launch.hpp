@@ -157,11 +157,12 @@ inline void check(cudaError_t e, const char* call, const launch_shape& s) {
 
 // Facts about a kernel entry on a device, worked out once per process (the
 // shared memory it opted in to; whether it is sm_90a code on a CC 9.0 device;
-// how many of its clusters fit at once).
+// how many of its clusters fit at once; whether its code on the device is
+// sm_90 or later).
 // Keyed by the entry's address, not kept in a template's static: such a static
 // is one object per process (a GNU unique symbol) even across two shared
 // libraries that each carry tessel, whose entries are different functions.
-enum class fact { smem_opt_in, runs_sm90, active_clusters };
+enum class fact { smem_opt_in, runs_sm90, active_clusters, sm90_code };
 inline std::mutex& entry_facts_mutex() {
   static std::mutex m;
   return m;
@@ -179,6 +180,22 @@ inline int entry_fact(const void* entry, int device, fact what) {
 inline void set_entry_fact(const void* entry, int device, fact what, int value) {
   const std::lock_guard<std::mutex> lock(entry_facts_mutex());
   entry_facts()[{entry, device, what}] = value;
+}
+
+// Whether a kernel that calls arch/grid_dependency.hpp's wait before touching
+// memory may be launched on `device` to overlap the stream's previous kernel:
+// only where the code the device runs of it is sm_90 or later (below, the
+// wait is compiled out), and unless TESSEL_CUDA_DEPENDENT_LAUNCH=never.
+inline bool may_overlap_predecessor(const void* entry, int device) {
+  if (!dependent_launch_enabled()) return false;
+  int known = entry_fact(entry, device, fact::sm90_code);
+  if (known < 0) {
+    cudaFuncAttributes attr{};
+    check(cudaFuncGetAttributes(&attr, entry), "cudaFuncGetAttributes", launch_shape{});
+    known = attr.binaryVersion >= 90 ? 1 : 0;
+    set_entry_fact(entry, device, fact::sm90_code, known);
+  }
+  return known == 1;
 }
 
 // Makes `device` current for the scope of an op and restores the caller's

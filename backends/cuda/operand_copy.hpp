@@ -21,7 +21,10 @@
 // element copies on the H100); a general strided view goes element by
 // element. Padding elements are never read (the maps' extents are the
 // matrix's). Where the pool cannot hold them, nothing is copied and the call
-// runs as it is.
+// runs as it is. The copies are launched like the sm90 GEMM, to overlap the
+// kernel before them (launch.hpp's may_overlap_predecessor) where they move
+// at most 16 MiB: each waits for it before reading and lets the next one
+// launch once its blocks are done.
 //
 // It pays at every size measured (copies_enabled, below);
 // TESSEL_CUDA_REPACK=never in the environment turns the copies off (to test
@@ -35,6 +38,7 @@
 
 #include <cuda_runtime.h>
 
+#include "tessel/cuda/arch/grid_dependency.hpp"
 #include "tessel/cuda/launch.hpp"
 #include "tessel/cuda/tensor_map.hpp"
 #include "tessel/ops/gemm/call.hpp"
@@ -52,18 +56,26 @@ struct copy_strides {
 // line(from, to) for each (batch, outer) line of this block, in grid-stride loops
 // over blockIdx.z (batch) and blockIdx.y (outer): from / to point at element
 // (b, o, 0) of src / dst. Both kernels below walk their lines through it.
+// `overlapped`: launched to overlap the stream's kernel before (launch.hpp's
+// may_overlap_predecessor): the lines wait for that kernel to finish
+// (arch/grid_dependency.hpp), and the block lets the stream's next kernel
+// launch once its lines are done (not at its start: a GEMM block launched
+// early holds an SM's shared memory, waiting, while copy blocks still queue
+// for SMs; that cost 7% at 4095 × 4097 × 4095 on the H100).
 template <class T, class Line>
 __device__ void for_each_block_line(const T* src, T* dst, int outer, int batch, copy_strides s, copy_strides d,
-                                    Line line) {
+                                    bool overlapped, Line line) {
+  if (overlapped) arch::grid_dependency_wait();
   for (int b = int(blockIdx.z); b < batch; b += int(gridDim.z))
     for (int o = int(blockIdx.y); o < outer; o += int(gridDim.y))
       line(src + b * s.batch + o * s.outer, dst + b * d.batch + o * d.outer);
+  if (overlapped) arch::grid_dependents_launch();
 }
 
 template <class T>
 __global__ void copy_operand_kernel(const T* src, T* dst, int outer, int inner, int batch, copy_strides s,
-                                    copy_strides d) {
-  for_each_block_line(src, dst, outer, batch, s, d, [&](const T* from, T* to) {
+                                    copy_strides d, bool overlapped) {
+  for_each_block_line(src, dst, outer, batch, s, d, overlapped, [&](const T* from, T* to) {
     for (int i = int(threadIdx.x + blockIdx.x * blockDim.x); i < inner; i += int(blockDim.x * gridDim.x))
       to[i * d.inner] = from[i * s.inner];
   });
@@ -80,13 +92,13 @@ __global__ void copy_operand_kernel(const T* src, T* dst, int outer, int inner, 
 // its 16-byte end) is written with zeros or read and dropped. 256 threads.
 template <class T, bool ToAligned>
 __global__ void __launch_bounds__(256) copy_operand_lines_kernel(const T* src, T* dst, int outer, int inner, int batch,
-                                                                 copy_strides s, copy_strides d) {
+                                                                 copy_strides s, copy_strides d, bool overlapped) {
   constexpr int V = 16 / int(sizeof(T)), chunk = 32 * V;
   __shared__ uint4 stage_lines[8][32];
   const int lane = int(threadIdx.x % 32), warp = int(threadIdx.x / 32);
   T* stage = reinterpret_cast<T*>(stage_lines[warp]);
   const int warps = 8 * int(gridDim.x);
-  for_each_block_line(src, dst, outer, batch, s, d, [&](const T* from, T* to) {
+  for_each_block_line(src, dst, outer, batch, s, d, overlapped, [&](const T* from, T* to) {
     for (int i0 = (int(blockIdx.x) * 8 + warp) * chunk; i0 < inner; i0 += warps * chunk) {
       const int mine = i0 + V * lane;  // this lane's 16 bytes on the aligned side
       if constexpr (ToAligned) {
@@ -214,7 +226,6 @@ class operand_copies {
     const bool lines = strides(from).inner == 1 && strides(to).inner == 1;
     if (elem == 2) launch<std::uint16_t>(from, to, &to == &aligned, lines, outer, inner, n, strides(from), strides(to));
     else launch<std::uint32_t>(from, to, &to == &aligned, lines, outer, inner, n, strides(from), strides(to));
-    check(cudaGetLastError(), "operand copy launch (cudaLaunchKernel)", launch_shape{});
   }
   template <class T>
   void launch(const matrix_ref& from, const matrix_ref& to, bool to_aligned, bool lines, int outer, int inner,
@@ -226,11 +237,35 @@ class operand_copies {
                     unsigned(n < 65535 ? n : 65535));
     const T* src = static_cast<const T*>(from.ptr);
     T* dst = static_cast<T*>(const_cast<void*>(to.ptr));
-    if (!lines) copy_operand_kernel<T><<<grid, block, 0, stream_>>>(src, dst, outer, inner, int(n), s, d);
-    else if (to_aligned) copy_operand_lines_kernel<T, true><<<grid, block, 0, stream_>>>(src, dst, outer, inner, int(n), s, d);
-    else copy_operand_lines_kernel<T, false><<<grid, block, 0, stream_>>>(src, dst, outer, inner, int(n), s, d);
+    using entry_t = void (*)(const T*, T*, int, int, int, copy_strides, copy_strides, bool);
+    const entry_t entry = !lines    ? copy_operand_kernel<T>
+                          : to_aligned ? copy_operand_lines_kernel<T, true>
+                                       : copy_operand_lines_kernel<T, false>;
+    int device = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice", launch_shape{});
+    cudaLaunchConfig_t config{};
+    cudaLaunchAttribute attribute[1];
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.stream = stream_;
+    // Overlapped only where the copy is small (what it saves is a launch's
+    // latency, ~µs; H100, bench/notes/cuda_gemm.md): +9-38% from 64 × 65 × 33
+    // to 2047 × 2049 × 1023 (copies of 8 MiB and less); at 4095 × 4097 × 4095
+    // (33 MiB) 2-7% slower overlapped, so launched plainly there.
+    const std::int64_t bytes = n * outer * inner * std::int64_t(sizeof(T));
+    const bool overlapped =
+        bytes <= overlap_max_bytes && may_overlap_predecessor(reinterpret_cast<const void*>(entry), device);
+    if (overlapped) {
+      attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attribute[0].val.programmaticStreamSerializationAllowed = 1;
+      config.attrs = attribute;
+      config.numAttrs = 1;
+    }
+    check(cudaLaunchKernelEx(&config, entry, src, dst, outer, inner, int(n), s, d, overlapped),
+          "operand copy launch (cudaLaunchKernelEx)", launch_shape{});
   }
 
+  static constexpr std::int64_t overlap_max_bytes = std::int64_t(16) << 20;
   gemm_call original_;
   cudaStream_t stream_;
   void* ws_ = nullptr;

@@ -15,6 +15,8 @@
 //   between them: the second must read all of the first's C1 and the third
 //   must not overwrite C1 before the second has read it;
 // - ChainInAGraph: the chain captured in a CUDA graph and replayed.
+// Each also at a shape whose matrices no tensor map describes, so that the
+// GEMMs' aligned copies (launched the same way) run before and after them.
 // On devices without the sm90 path the GEMMs run the sm80 kernels, launched
 // plainly: the cases then check ordinary stream order. So do the legacy
 // default stream's cases where the control sees no overlap there (the H100,
@@ -113,30 +115,31 @@ struct matrix {
   }
 };
 
-// x·y in float64 (row-major, i-k-j order: the shapes here are too large for
-// the reference GEMM's plain loops in a test).
-std::vector<double> product(const matrix& x, const matrix& y) {
-  const int m = x.rows, k = x.cols, n = y.cols;
-  std::vector<double> xs(x.host.count), ys(y.host.count), out(std::size_t(m) * n, 0.0);
-  for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = x.host.get(i);
-  for (std::size_t i = 0; i < ys.size(); ++i) ys[i] = y.host.get(i);
-  for (int i = 0; i < m; ++i)
-    for (int p = 0; p < k; ++p) {
-      const double v = xs[std::size_t(i) * k + p];
-      const double* row = &ys[std::size_t(p) * n];
-      double* o = &out[std::size_t(i) * n];
-      for (int j = 0; j < n; ++j) o[j] += v * row[j];
-    }
-  return out;
+// x·y in float64 (support's reference GEMM on the host copies).
+std::vector<double> product(matrix& x, matrix& y) {
+  const auto host = [](support::host_tensor& t, int rows, int cols) {
+    return tensor_view::contiguous(t.data(), t.type, {rows, cols}, device::host());
+  };
+  support::host_tensor c(dtype::f32, std::size_t(x.rows) * y.cols);  // not read: beta = 0
+  return support::reference_gemm(host(x.host, x.rows, x.cols), host(y.host, y.rows, y.cols), host(c, x.rows, y.cols),
+                                 gemm_options{});
 }
 
 // ‖C − ref‖/‖ref‖ must stay within the output's rounding (bf16: 2^-8) and a margin.
 constexpr double bf16_tolerance = 1.0 / 128, f32_tolerance = 1e-4;
 
-void waits_for_the_kernel_before(cudaStream_t queue, dtype out, const std::string& name) {
-  // 2048 × 2048 tiles of 128 × 256: 128 work units, more than half the SMs, so
-  // no split (and no memset between the copy and the GEMM).
-  const int m = 2048, n = 2048, k = 256;
+// 2048 × 2048 × 256: 128 work units of 128 × 256, more than half the SMs, so
+// no split (and no memset between the copy and the GEMM). 1000 × 1001 × 257:
+// A, B and C rows of odd lengths, which no tensor map describes, so the call
+// copies A and B aligned first and C back after (operand_copy.hpp): the first
+// copy must wait for late_copy, and each kernel after for the one before.
+struct gemm_shape {
+  int m, n, k;
+};
+constexpr gemm_shape plain_shape{2048, 2048, 256}, odd_shape{1000, 1001, 257};
+
+void waits_for_the_kernel_before(cudaStream_t queue, dtype out, const std::string& name, gemm_shape shape = plain_shape) {
+  const int m = shape.m, n = shape.n, k = shape.k;
   std::mt19937_64 rng(case_seed(name));
   matrix a(m, k, dtype::bf16), b(k, n, dtype::bf16), c(m, n, out);
   support::fill_random(a.host, rng);
@@ -171,16 +174,22 @@ TEST(DependentLaunch, WaitsForTheKernelBefore) {
               overlap_observed(s) ? "yes" : "no", overlap_observed(nullptr) ? "yes" : "no");
   waits_for_the_kernel_before(s, dtype::bf16, "created stream, bf16 C");
   waits_for_the_kernel_before(s, dtype::f32, "created stream, fp32 C");
+  waits_for_the_kernel_before(s, dtype::bf16, "created stream, odd shape (aligned copies), bf16 C", odd_shape);
+  waits_for_the_kernel_before(s, dtype::f32, "created stream, odd shape (aligned copies), fp32 C", odd_shape);
   check(cudaStreamDestroy(s), "cudaStreamDestroy");
   waits_for_the_kernel_before(nullptr, dtype::bf16, "default stream, bf16 C");
+  waits_for_the_kernel_before(nullptr, dtype::bf16, "default stream, odd shape (aligned copies), bf16 C", odd_shape);
 }
 
 // C1 = A·B, C2 = C1·D, C1 = E·F on `queue`, enqueued by `enqueue` (directly,
 // or into a graph it then replays); checks C2 against A·B rounded to bf16
 // times D, and the final C1 against E·F.
-template <class Enqueue> void chain(cudaStream_t queue, const std::string& name, Enqueue enqueue) {
-  // 2048 × 1280: 80 work units of 128 × 256 (no split, so nothing runs between the GEMMs).
-  const int m = 2048, n = 1280, k = 256;
+// 2048 × 1280 × 256: 80 work units of 128 × 256 (no split, so nothing runs
+// between the GEMMs); odd_shape: every matrix copied aligned, C1 copied back
+// by one GEMM and copied in by the next.
+template <class Enqueue>
+void chain(cudaStream_t queue, const std::string& name, Enqueue enqueue, gemm_shape shape = {2048, 1280, 256}) {
+  const int m = shape.m, n = shape.n, k = shape.k;
   std::mt19937_64 rng(case_seed(name));
   matrix a(m, k, dtype::bf16), b(k, n, dtype::bf16), d(n, n, dtype::bf16), e(m, k, dtype::bf16), f(k, n, dtype::bf16);
   matrix c1(m, n, dtype::bf16), c2(m, n, dtype::bf16);
@@ -209,6 +218,7 @@ TEST(DependentLaunch, Chain) {
   cudaStream_t s = nullptr;
   check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
   chain(s, "created stream", [&](auto body) { body(s); });
+  chain(s, "created stream, odd shape (aligned copies)", [&](auto body) { body(s); }, odd_shape);
   check(cudaStreamDestroy(s), "cudaStreamDestroy");
   chain(nullptr, "default stream", [&](auto body) { body(nullptr); });
 }
@@ -217,7 +227,7 @@ TEST(DependentLaunch, ChainInAGraph) {
   if (!support::device_available()) GTEST_SKIP() << "no CUDA device";
   cudaStream_t s = nullptr;
   check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-  chain(s, "graph", [&](auto body) {
+  const auto replay = [&](auto body) {
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
     check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
@@ -228,7 +238,9 @@ TEST(DependentLaunch, ChainInAGraph) {
     check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
     check(cudaGraphExecDestroy(exec), "cudaGraphExecDestroy");
     check(cudaGraphDestroy(graph), "cudaGraphDestroy");
-  });
+  };
+  chain(s, "graph", replay);
+  chain(s, "graph, odd shape (aligned copies)", replay, odd_shape);
   check(cudaStreamDestroy(s), "cudaStreamDestroy");
 }
 
