@@ -249,9 +249,9 @@ class operand_copies {
     config.blockDim = block;
     config.stream = stream_;
     // Overlapped only where the copy is small (what it saves is a launch's
-    // latency, ~µs; H100, bench/notes/cuda_gemm.md): +9-38% from 64 × 65 × 33
-    // to 2047 × 2049 × 1023 (copies of 8 MiB and less); at 4095 × 4097 × 4095
-    // (33 MiB) 2-7% slower overlapped, so launched plainly there.
+    // latency, ~µs; H100, bench/notes/cuda_gemm.md): +2-18% against cuBLAS
+    // from 64 × 65 × 33 to 2047 × 2049 × 1023 (copies of 8 MiB and less); at
+    // 4095 × 4097 × 4095 (33 MiB) 2-7% slower overlapped, so plain there.
     const std::int64_t bytes = n * outer * inner * std::int64_t(sizeof(T));
     const bool overlapped =
         bytes <= overlap_max_bytes && may_overlap_predecessor(reinterpret_cast<const void*>(entry), device);
