@@ -16,7 +16,9 @@
 //   must not overwrite C1 before the second has read it;
 // - ChainInAGraph: the chain captured in a CUDA graph and replayed.
 // Each also at a shape whose matrices no tensor map describes, so that the
-// GEMMs' aligned copies (launched the same way) run before and after them.
+// GEMMs' aligned copies (launched the same way) run before and after them;
+// WaitsForTheKernelBefore checks that such a call took workspace from
+// tessel's pool (its copies) where the sm90 path runs, and a plain one none.
 // On devices without the sm90 path the GEMMs run the sm80 kernels, launched
 // plainly: the cases then check ordinary stream order. So do the legacy
 // default stream's cases where the control sees no overlap there (the H100,
@@ -36,7 +38,12 @@
 #include "host_tensor.hpp"
 #include "seed.hpp"
 #include "tessel/cuda/arch/grid_dependency.hpp"
+#include "tessel/cuda/launch.hpp"
+#include "tessel/cuda/operand_copy.hpp"
+#include "tessel/cuda/policy_choice.hpp"
+#include "tessel/cuda/policy_sm90.hpp"
 #include "tessel/gemm.hpp"
+#include "tessel/ops/gemm/kernel.hpp"
 
 namespace tessel::test {
 namespace {
@@ -138,6 +145,13 @@ struct gemm_shape {
 };
 constexpr gemm_shape plain_shape{2048, 2048, 256}, odd_shape{1000, 1001, 257};
 
+// Whether a bf16 call runs the sm90 kernels here, where odd shapes are copied
+// (the test in gemm_instance.hpp), and the copies are not turned off.
+bool copies_expected() {
+  using probe = ops::gemm_kernel<cuda::sm90, bf16, bf16, true, true>;
+  return cuda::use_sm90<probe, probe::warps * cuda::warp_lanes>() && cuda::copies_enabled();
+}
+
 void waits_for_the_kernel_before(cudaStream_t queue, dtype out, const std::string& name, gemm_shape shape = plain_shape) {
   const int m = shape.m, n = shape.n, k = shape.k;
   std::mt19937_64 rng(case_seed(name));
@@ -158,8 +172,17 @@ void waits_for_the_kernel_before(cudaStream_t queue, dtype out, const std::strin
   late_copy<<<132, 256, 0, queue>>>(static_cast<const std::uint16_t*>(src_b.data()),
                                      static_cast<std::uint16_t*>(b.dev.data()), (long long)b.host.count, cycles);
   check(cudaGetLastError(), "late_copy (B)");
+  // The workspace the call takes from tessel's pool says whether it copied:
+  // the odd shape must have (else it tested the plain path twice), the
+  // plain one must not.
+  cudaMemPool_t pool = cuda::workspace_pool(a.dev.where().index);
+  cuuint64_t zero = 0, used = 0;
+  check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero), "cudaMemPoolSetAttribute");
   gemm(a.on_device(), b.on_device(), c.on_device(), gemm_options{}, stream::gpu(queue));
   check(cudaStreamSynchronize(queue), "cudaStreamSynchronize");
+  check(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &used), "cudaMemPoolGetAttribute");
+  if (shape.m == odd_shape.m && copies_expected()) EXPECT_GT(used, 0u) << name << ": the call made no aligned copies";
+  if (shape.m == plain_shape.m) EXPECT_EQ(used, 0u) << name << ": the call took workspace (copies or a split)";
   EXPECT_LT(support::relative_error(product(a, b), c.download()), out == dtype::f32 ? f32_tolerance : bf16_tolerance) << name;
 }
 
