@@ -198,6 +198,16 @@ inline bool may_overlap_predecessor(const void* entry, int device) {
   return known == 1;
 }
 
+// Lets a launch overlap the stream's previous kernel (programmatic stream
+// serialization): appends the attribute at attrs[config.numAttrs]; the kernel
+// must wait (arch/grid_dependency.hpp) before touching memory.
+inline void allow_overlap(cudaLaunchConfig_t& config, cudaLaunchAttribute* attrs) {
+  attrs[config.numAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attrs[config.numAttrs].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attrs;
+  ++config.numAttrs;
+}
+
 // Makes `device` current for the scope of an op and restores the caller's
 // current device afterwards (tensors on cuda:1 run on cuda:1).
 class device_scope {
@@ -293,9 +303,7 @@ void launch(const launch_shape& shape, const Params& params, cudaStream_t stream
   if (waits_for_predecessor<Kernel>::value && dependent_launch_enabled()) {
     // The kernel's blocks may start while the stream's previous kernel runs
     // (where that one lets them); they wait for it before touching memory.
-    attribute[config.numAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[config.numAttrs].val.programmaticStreamSerializationAllowed = 1;
-    ++config.numAttrs;
+    allow_overlap(config, attribute);
   }
   if constexpr (asks_workspace<Kernel>::value) {
     using S = typename Kernel::schedule;

@@ -255,12 +255,7 @@ class operand_copies {
     const std::int64_t bytes = n * outer * inner * std::int64_t(sizeof(T));
     const bool overlapped =
         bytes <= overlap_max_bytes && may_overlap_predecessor(reinterpret_cast<const void*>(entry), device);
-    if (overlapped) {
-      attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      attribute[0].val.programmaticStreamSerializationAllowed = 1;
-      config.attrs = attribute;
-      config.numAttrs = 1;
-    }
+    if (overlapped) allow_overlap(config, attribute);
     check(cudaLaunchKernelEx(&config, entry, src, dst, outer, inner, int(n), s, d, overlapped),
           "operand copy launch (cudaLaunchKernelEx)", launch_shape{});
   }
