@@ -241,20 +241,32 @@ step_gvariants() {
       note "gemm variant $name: this build with ${envs[$name]}"
     done
   fi
+  # The variants build at once (each its own log), -j16 shared among them.
   IFS=';' read -r -a specs <<<"${TESSEL_DEVICE_GEMM_VARIANTS:-}"
+  local pids=() names=() jobs count=0
+  for spec in "${specs[@]}"; do [ -n "$spec" ] && count=$((count + 1)); done
+  jobs=$(( count > 1 ? 16 / count + 2 : 16 ))
+  t0=$(date +%s)
   for spec in "${specs[@]}"; do
     [ -n "$spec" ] || continue
-    name=${spec%%:*} flags=${spec#*:} t0=$(date +%s) src=.
+    name=${spec%%:*} flags=${spec#*:} src=.
     if [[ $name == *@* ]]; then src=${name#*@} name=${name%%@*}; fi
     dir=$root/build-gvariant-$name
     rm -f "$dir/CMakeCache.txt"
-    if cmake -S "$src" -B "$dir" -G Ninja -DBACKEND=cuda -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
-      -DCMAKE_CUDA_FLAGS="$flags" -DCMAKE_PREFIX_PATH="$deps/usr" -DTESSEL_BUILD_TESTS=OFF >>"$OUT/build.log" 2>&1 &&
-      cmake --build "$dir" -j16 --target tessel-bench >>"$OUT/build.log" 2>&1; then
-      bins+=("$name=$dir/tools/tessel-bench")
-      note "gemm variant $name ($flags): built in $(( $(date +%s) - t0 )) s"
+    (cmake -S "$src" -B "$dir" -G Ninja -DBACKEND=cuda -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
+      -DCMAKE_CUDA_FLAGS="$flags" -DCMAKE_PREFIX_PATH="$deps/usr" -DTESSEL_BUILD_TESTS=OFF &&
+      cmake --build "$dir" -j"$jobs" --target tessel-bench) >"$OUT/build_gvariant_$name.log" 2>&1 &
+    pids+=($!) names+=("$name|$flags")
+  done
+  local i
+  for i in "${!pids[@]}"; do
+    name=${names[$i]%%|*} flags=${names[$i]#*|}
+    if wait "${pids[$i]}"; then
+      bins+=("$name=$root/build-gvariant-$name/tools/tessel-bench")
+      note "gemm variant $name ($flags): built ($(( $(date +%s) - t0 )) s since the builds began)"
     else
-      note "gemm variant $name ($flags): build FAILED (build.log)"
+      note "gemm variant $name ($flags): build FAILED (build_gvariant_$name.log)"
+      tail -20 "$OUT/build_gvariant_$name.log"
     fi
   done
   for round in 1 2; do

@@ -12,8 +12,13 @@ of the tree (no build folders, .git, .devdeps or bench/results) with its edits:
   none   — neither: barriers and epilogue only;
   aonly  — only A's tile is copied (B's stays stale), the full barrier
            expecting A's bytes: the MMAs with a third of the load bytes;
-  pairs  — not a removal: the default 16-bit config runs cluster pairs
-           (B multicast), correct C.
+  pairs  — not a removal: the default configs run cluster pairs
+           (B multicast), correct C;
+  wg     — not a removal: a stage is released by one arrival per consumer
+           warpgroup and block (warp r of each warpgroup arrives on block r's
+           empty barrier, after its own retire<1>), not one per warp; correct C;
+  s4     — not a removal: 16-bit C on 4 stages and 2 × 16 KiB of epilogue
+           staging (fp32 C's ring), correct C.
 Parts combine with '+': `nomma+pairs` is the loads alone on cluster pairs
 (written to DEST/nomma_pairs, named nomma_pairs). The removals' C is wrong (tessel-bench prints FAIL): they are for timing only, as the
 device step `parts` does (bench/device.sh). Each edit must match the source
@@ -39,10 +44,32 @@ A_ONLY = [
     (SCHEDULE, "        constexpr std::uint32_t bytes = stage_copy_bytes<Op>::value;\n",
      "        constexpr std::uint32_t bytes = operand_bytes<Op, 0>;  // sm90_parts: A only\n"),
 ]
-PAIRS = [("backends/cuda/gemm_config.hpp",
-          "struct sm90_tma_gemm_default : sm90_tma_gemm_config<TIn, 128, 256, 64, 2, sizeof(TOut) == 4 ? 4 : 3, false, 1,\n",
-          "struct sm90_tma_gemm_default : sm90_tma_gemm_config<TIn, 128, 256, 64, 2, sizeof(TOut) == 4 ? 4 : 3, false, 2,\n")]
-PARTS = {"nomma": [NO_MMA], "noload": NO_LOAD, "none": [NO_MMA] + NO_LOAD, "aonly": A_ONLY, "pairs": PAIRS}
+CONFIG = "backends/cuda/gemm_config.hpp"
+PAIRS = [(CONFIG, " : 3, false, 1,\n", " : 3, false, 2,  // sm90_parts: pairs\n")]
+STAGES4 = [(CONFIG, "2, sizeof(TOut) == 4 ? 4 : 3, false,", "2, 4 + 0 * 3, false,  /* sm90_parts: s4 */"),
+           (CONFIG, "sizeof(TOut) == 4 ? 16 : 32, false, PlainStore", "16, false, PlainStore")]
+PER_WARPGROUP = [
+    (SCHEDULE, "        arch::mbarrier_init(empty(s), consumer_warps * Cluster);\n",
+     "        arch::mbarrier_init(empty(s), consumer_warps / 4 * Cluster);  // sm90_parts: wg\n"),
+    (SCHEDULE, """    const auto release = [&](int s) {
+      if (!signals) return;
+      if constexpr (Cluster == 1) {
+        arch::mbarrier_arrive(empty(s));
+      } else {
+        arch::mbarrier_arrive(empty(s));
+        TESSEL_UNROLL for (int r = 0; r < Cluster; ++r)
+          if (r != rank) arch::mbarrier_arrive_remote(arch::peer_address(empty(s), r));
+      }
+    };
+""", """    const int target = ctx.warp() % 4;  // sm90_parts wg: warp r of a warpgroup arrives on block r's empty barrier
+    const auto release = [&](int s) {
+      if (!signals || target >= Cluster) return;
+      if (target == rank) arch::mbarrier_arrive(empty(s));
+      else arch::mbarrier_arrive_remote(arch::peer_address(empty(s), target));
+    };
+""")]
+PARTS = {"nomma": [NO_MMA], "noload": NO_LOAD, "none": [NO_MMA] + NO_LOAD, "aonly": A_ONLY, "pairs": PAIRS,
+         "wg": PER_WARPGROUP, "s4": STAGES4}
 DEFAULT = ["nomma", "noload", "none", "aonly"]
 SKIP = {".git", ".devdeps", "results"}
 
