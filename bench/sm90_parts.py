@@ -45,9 +45,10 @@ A_ONLY = [
      "        constexpr std::uint32_t bytes = operand_bytes<Op, 0>;  // sm90_parts: A only\n"),
 ]
 CONFIG = "backends/cuda/gemm_config.hpp"
-PAIRS = [(CONFIG, " : 3, false, 1,\n", " : 3, false, 2,  // sm90_parts: pairs\n")]
-STAGES4 = [(CONFIG, "2, sizeof(TOut) == 4 ? 4 : 3, false,", "2, 4 + 0 * 3, false,  /* sm90_parts: s4 */"),
-           (CONFIG, "sizeof(TOut) == 4 ? 16 : 32, false, PlainStore", "16, false, PlainStore")]
+# The default config's Cluster (pairs) and its 16-bit-C ring (s4) are edited apart, so that both combine in any order.
+PAIRS = [(CONFIG, "false, 1,\n", "false, 2,  // sm90_parts: pairs\n")]
+STAGES4 = [(CONFIG, "sizeof(TOut) == 4 ? 4 : 3,", "4, /* sm90_parts: s4 */"),
+           (CONFIG, "sizeof(TOut) == 4 ? 16 : 32,", "16,")]
 PER_WARPGROUP = [
     (SCHEDULE, "        arch::mbarrier_init(empty(s), consumer_warps * Cluster);\n",
      "        arch::mbarrier_init(empty(s), consumer_warps / 4 * Cluster);  // sm90_parts: wg\n"),
