@@ -283,6 +283,12 @@ step_gvariants() {
         tee -a "$summary"
     done
   done
+  # One file for all of them: the device returns only a few files per call, and summary.txt must be among them.
+  local f
+  for f in "$OUT"/gvariant_*_[12].txt; do
+    [ -f "$f" ] || continue
+    { echo "## ${f##*/}"; cat "$f"; } >>"$OUT/gvariants.txt" && rm -f "$f"
+  done
 }
 
 # ---- 4a'. the pipeline's parts: the GEMM with its MMAs, its loads, both, or B's loads taken out
