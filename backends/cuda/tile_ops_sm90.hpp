@@ -60,7 +60,7 @@ template <class Tile> TESSEL_DEVICE void fence_tile(Tile& c) {
 // extent, one 128-byte line each, first line `line0`); else lines run along
 // M/N in 64-wide panels of `K` lines (panel index `panel0` = first M/N / 64).
 template <int Lines, int K, bool KMajor, class T>
-TESSEL_DEVICE std::uint64_t operand_descriptor(std::uint32_t base, int line0, int ks) {
+TESSEL_HOST_DEVICE constexpr std::uint64_t operand_descriptor(std::uint32_t base, int line0, int ks) {
   if constexpr (KMajor) {
     constexpr std::uint32_t panel = Lines * 128;  // 64 K-elements × Lines lines
     return arch::smem_descriptor_sw128(base + panel * (ks / 4) + 128 * line0 + 32 * (ks % 4), 16, 1024);
@@ -68,6 +68,42 @@ TESSEL_DEVICE std::uint64_t operand_descriptor(std::uint32_t base, int line0, in
     constexpr std::uint32_t panel = K * 64 * sizeof(T);  // 64 M/N elements × K lines
     return arch::smem_descriptor_sw128(base + panel * (line0 / 64) + 2048 * ks, panel, 1024);
   }
+}
+
+// operand_descriptor(base, line0 + extra, ks) − operand_descriptor(base, line0, 0),
+// a constant: line0 and extra are multiples of 64 where !KMajor, and a shared
+// address stays below 2^18, so the 14-bit address field adds without carrying
+// (smem_descriptor_sw128). One descriptor per operand and call, the others by
+// an add: ptxas then issues each wgmma after an add instead of recomputing
+// (mask, shift, or) its descriptors from the address.
+template <int Lines, int K, bool KMajor, class T>
+TESSEL_HOST_DEVICE constexpr std::uint64_t descriptor_step(int extra, int ks) {
+  using u32 = std::uint32_t;
+  if constexpr (KMajor)
+    return std::uint64_t((u32(Lines) * 128 * u32(ks / 4) + 128 * u32(extra) + 32 * u32(ks % 4)) >> 4);
+  else
+    return std::uint64_t((u32(K * 64 * sizeof(T)) * u32(extra / 64) + 2048 * u32(ks)) >> 4);
+}
+
+// A descriptor moved on by descriptor_step: the add stays in its low word.
+TESSEL_HOST_DEVICE constexpr std::uint64_t descriptor_plus(std::uint64_t d, std::uint64_t step) {
+  return (d & ~std::uint64_t(0xffffffffu)) | std::uint32_t(std::uint32_t(d) + std::uint32_t(step));
+}
+// Whether the adds give operand_descriptor's own values for a tile of Lines ×
+// K at the top of shared memory (the largest addresses a block can have), for
+// every first line (a multiple of 64) and K slice; checked at compile time by
+// each mma instantiation.
+template <int Lines, int K, bool KMajor, class T> TESSEL_HOST_DEVICE constexpr bool descriptor_steps_agree() {
+  constexpr std::uint32_t bytes = std::uint32_t(Lines) * K * sizeof(T), top = 232448;  // 227 KiB
+  static_assert(bytes <= top, "descriptor_steps_agree: the tile does not fit in shared memory");
+  constexpr std::uint32_t base = (top - bytes) / 1024 * 1024;
+  for (int line0 = 0; line0 < Lines; line0 += 64)
+    for (int ks = 0; ks < K / 16; ++ks)
+      if (descriptor_plus(operand_descriptor<Lines, K, KMajor, T>(base, 0, 0),
+                          descriptor_step<Lines, K, KMajor, T>(line0, ks)) !=
+          operand_descriptor<Lines, K, KMajor, T>(base, line0, ks))
+        return false;
+  return true;
 }
 
 // The accumulator as the instruction's array, fenced so that no access to it
@@ -119,13 +155,24 @@ struct sm90_tile_ops : sm80_tile_ops {
     static_assert(BK == BK2 && BK % 16 == 0, "mma: A's K must equal B's K, a multiple of 16");
     constexpr int W = sm90_detail::wgmma_width<N, TN>, per = W / N;
     const std::uint32_t sa = arch::shared_address(a.data), sb = arch::shared_address(b.data);
+    static_assert(BM % 64 == 0 && BN % 64 == 0 && N % 64 == 0, "mma: wgmma tiles are 64-row and 64-column aligned");
+    static_assert(sm90_detail::descriptor_steps_agree<BM, BK, AK, T>() &&
+                      sm90_detail::descriptor_steps_agree<BN, BK, !BNC, T>(),
+                  "mma: a descriptor moved on by an add must be the one computed from its address");
+    // The stage's part (uniform) and the unit's (a_row0, b_col0: the same every step) apart.
+    const std::uint64_t da0 = sm90_detail::descriptor_plus(sm90_detail::operand_descriptor<BM, BK, AK, T>(sa, 0, 0),
+                                                           sm90_detail::descriptor_step<BM, BK, AK, T>(a_row0, 0)),
+                        db0 = sm90_detail::descriptor_plus(sm90_detail::operand_descriptor<BN, BK, !BNC, T>(sb, 0, 0),
+                                                           sm90_detail::descriptor_step<BN, BK, !BNC, T>(b_col0, 0));
     sm90_detail::fence_tile(c);
     arch::wgmma_fence();
     TESSEL_UNROLL for (int ks = 0; ks < BK / 16; ++ks)
       TESSEL_UNROLL for (int i = 0; i < TM; ++i)
         TESSEL_UNROLL for (int j = 0; j < TN; j += per) {
-          const std::uint64_t da = sm90_detail::operand_descriptor<BM, BK, AK, T>(sa, a_row0 + 64 * i, ks);
-          const std::uint64_t db = sm90_detail::operand_descriptor<BN, BK, !BNC, T>(sb, b_col0 + N * j, ks);
+          const std::uint64_t da =
+              sm90_detail::descriptor_plus(da0, sm90_detail::descriptor_step<BM, BK, AK, T>(64 * i, ks));
+          const std::uint64_t db =
+              sm90_detail::descriptor_plus(db0, sm90_detail::descriptor_step<BN, BK, !BNC, T>(N * j, ks));
           arch::wgmma_ss<AK ? 0 : 1, BNC ? 1 : 0>(sm90_detail::wide<W>(c.frag[i][j]), da, db, T{},
                                                   ks == 0 ? int(accumulate) : 1);
         }
