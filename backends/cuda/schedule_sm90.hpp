@@ -92,6 +92,7 @@
 #include "tessel/cuda/arch/grid_dependency.hpp"
 #include "tessel/cuda/arch/ldmatrix.hpp"
 #include "tessel/cuda/arch/tma.hpp"
+#include "tessel/cuda/arch/warp.hpp"
 #include "tessel/cuda/arch/wgmma.hpp"
 #include "tessel/cuda/atom/wgmma.hpp"
 #include "tessel/cuda/launch.hpp"
@@ -583,7 +584,7 @@ struct sm90_tma_schedule {
     const typename Op::problem& p = pp.problem;
     constexpr bool alternating = Op::units == 1 && Consumers > 1;
     arch::setmaxnreg_inc<consumer_registers>();
-    const int me = ctx.warp() / 4 - 1;
+    const int me = arch::warp_uniform(ctx.warp() / 4 - 1);  // so the wgmma descriptors stay uniform
     unit_context<Ctx, typename Op::unit, warp_lanes> u(ctx, alternating ? 0 : me);
     const bool signals = ctx.lane() == 0;  // one arrival per consumer warp (on every block of the cluster)
     const auto release = [&](int s) {
