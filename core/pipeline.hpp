@@ -29,6 +29,12 @@
 //     then load_resident(ld, resident, p, w) fills them with the first step's
 //     copies, and start(u, state, p, w, resident) receives them
 //   compute(u, state, stage, p, w, step)   consumes a stage; may leave its MMAs in flight
+//   optional: describe(u, state, stage, p, w, step)  what compute(.., step) needs of the
+//                                          stage's addresses (never its contents), into state;
+//                                          schedules call it (describe_step) before that
+//                                          compute, and may call it before the stage has
+//                                          landed (sm90: the wgmma descriptors, ready while
+//                                          the consumers wait for the stage)
 //   retire<N>(u, state)                    waits until at most N steps' MMAs are in flight
 //   finish(u, out, state, p, w)            the epilogue: out.template store<I>(u, dst, tile, row0,
 //                                          col0, alpha, beta, layer) per output I (dst: its gmatrix at
@@ -64,6 +70,7 @@
 #pragma once
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "tessel/core/global_tile.hpp"
 #include "tessel/core/scope.hpp"
@@ -104,6 +111,20 @@ template <class Op, class = void> struct grouped_layers_of {
 template <class Op> struct grouped_layers_of<Op, std::void_t<decltype(Op::grouped_layers)>> {
   static constexpr bool value = Op::grouped_layers;
 };
+
+// describe(u, state, stage, p, w, step) where the op has it; else nothing.
+template <class Op, class U, class = void> struct describes_of : std::false_type {};
+template <class Op, class U>
+struct describes_of<Op, U,
+                   std::void_t<decltype(Op::describe(std::declval<U&>(), std::declval<typename Op::state&>(),
+                                                    std::declval<const typename Op::stage&>(),
+                                                    std::declval<const typename Op::problem&>(),
+                                                    std::declval<const typename Op::work&>(), 0))>> : std::true_type {};
+template <class Op, class U>
+TESSEL_HOST_DEVICE void describe_step(U& u, typename Op::state& st, const typename Op::stage& s,
+                                     const typename Op::problem& p, const typename Op::work& w, int step) {
+  if constexpr (describes_of<Op, U>::value) Op::describe(u, st, s, p, w, step);
+}
 
 // The context of one consumer unit: the block context, which unit this is, and
 // lanes counted within the unit. Warp-scope units see the block context itself.
@@ -197,6 +218,7 @@ template <class P, int S> struct ring_schedule {
       const int next = k + S - 1;
       if (next < steps) Op::load(ld, stage(next % S), p, w, next);
       P::commit();
+      describe_step<Op>(u, st, stage(k % S), p, w, k);
       Op::compute(u, st, stage(k % S), p, w, k);
       Op::template retire<0>(u, st);
     }

@@ -295,4 +295,21 @@ struct mma_overwrites<P, Ctx, C, A, B,
                       std::void_t<decltype(P::mma(std::declval<Ctx&>(), std::declval<C&>(), std::declval<A>(),
                                                   std::declval<B>(), 0, 0, false))>> : std::true_type {};
 
+// Optional, per policy: mma_operands(c, a, b, a_row0, b_col0) -> what
+// mma(ctx, c, operands, accumulate) needs of shared A and B (rows a_row0 .. of
+// A, columns b_col0 .. of B), computed from their addresses alone, never their
+// contents, so that a schedule can have it ready before the stage has landed
+// (sm90: the wgmma descriptors). mma_operands_of says whether policy P has it
+// for these operand types, and its type; where it does, that mma
+// overwrites C where accumulate is false, as mma_overwrites.
+template <class P, class C, class A, class B, class = void> struct mma_operands_of : std::false_type {
+  struct type {};
+};
+template <class P, class C, class A, class B>
+struct mma_operands_of<P, C, A, B,
+                       std::void_t<decltype(P::mma_operands(std::declval<const C&>(), std::declval<A>(),
+                                                            std::declval<B>(), 0, 0))>> : std::true_type {
+  using type = decltype(P::mma_operands(std::declval<const C&>(), std::declval<A>(), std::declval<B>(), 0, 0));
+};
+
 }  // namespace tessel

@@ -239,6 +239,7 @@ template <class P, int Group> struct packed_schedule {
         P::commit();
         P::template wait<0>();
         ctx.sync();
+        describe_step<Op>(u, *st[i], stg, p, w[i], k);
         Op::compute(u, *st[i], stg, p, w[i], k);
         Op::template retire<0>(u, *st[i]);
         ctx.sync();  // the stage is free for the next load

@@ -6,8 +6,9 @@
 //     units and steps; per step it waits for the stage to be empty, announces
 //     the stage's bytes on its `full` barrier and has the op's load() issue
 //     TMA copies (tma_loader) that complete on that barrier.
-//   warpgroups 1 .. Consumers (232 registers): per step they wait on `full`,
-//     run compute() (asynchronous wgmma), retire<1>() the previous step's MMAs
+//   warpgroups 1 .. Consumers (232 registers): per step they describe() it
+//     (the op's work on the stage's addresses: wgmma descriptors), wait on
+//     `full`, run compute() (asynchronous wgmma), retire<1>() the previous step's MMAs
 //     and free that step's stage: one arrival per consumer warp on `empty`.
 //     After the last step, retire<0>() and finish() (the epilogue) — while the
 //     producer already fills the ring with the next work unit's steps. The
@@ -636,6 +637,9 @@ struct sm90_tma_schedule {
       int previous = -1;
       TESSEL_SM90_TRACED(tr.at('S', int(mine), 0);)
       for (int k = pc.k0; k < pc.k1; ++k) {
+        // Before the wait (the stage's addresses only): what it computes is
+        // ready when the stage lands (H100: +0.4% mean, bench/notes/cuda_gemm.md).
+        describe_step<Op>(u, st, stage(s), p, un.w, k);
         arch::mbarrier_wait(full(s), phase);
         TESSEL_SM90_TRACED(tr.at('f', int(mine), k);)
         if (k == pc.k1 - 1) pass_turn();

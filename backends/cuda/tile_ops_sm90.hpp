@@ -106,6 +106,28 @@ template <int Lines, int K, bool KMajor, class T> TESSEL_HOST_DEVICE constexpr b
   return true;
 }
 
+// A shared × shared wgmma step's view of its operand tiles: the descriptors
+// of A's rows a_row0 .. and B's columns b_col0 .. at K slice 0; those of every
+// other 64-row tile, column group and K slice are these plus a constant
+// (descriptor_step). Built from the tiles' addresses alone.
+template <class T, int BM, int BK, bool AK, int BN, bool BNC> struct ss_operands {
+  static_assert(BK % 16 == 0, "mma: A's K must equal B's K, a multiple of 16");
+  static_assert(BM % 64 == 0 && BN % 64 == 0, "mma: wgmma tiles are 64-row and 64-column aligned");
+  static_assert(descriptor_steps_agree<BM, BK, AK, T>() && descriptor_steps_agree<BN, BK, !BNC, T>(),
+                "mma: a descriptor moved on by an add must be the one computed from its address");
+  std::uint64_t a, b;
+};
+template <class T, int BM, int BK, bool AK, int BK2, int BN, bool BNC>
+TESSEL_DEVICE ss_operands<T, BM, BK, AK, BN, BNC> ss_operands_at(st<T, swizzle128<BM, BK, AK>> a,
+                                                                  st<T, swizzle128<BK2, BN, BNC>> b, int a_row0,
+                                                                  int b_col0) {
+  static_assert(BK == BK2, "mma: A's K must equal B's K, a multiple of 16");
+  const std::uint32_t sa = arch::shared_address(a.data), sb = arch::shared_address(b.data);
+  // The stage's part (uniform) and the unit's (a_row0, b_col0: the same every step) apart.
+  return {descriptor_plus(operand_descriptor<BM, BK, AK, T>(sa, 0, 0), descriptor_step<BM, BK, AK, T>(a_row0, 0)),
+          descriptor_plus(operand_descriptor<BN, BK, !BNC, T>(sb, 0, 0), descriptor_step<BN, BK, !BNC, T>(b_col0, 0))};
+}
+
 // The accumulator as the instruction's array, fenced so that no access to it
 // moves across the asynchronous wgmma; and back.
 template <int TN> TESSEL_DEVICE void to_wgmma(float (&d)[4 * TN], const float (&c)[TN][4]) {
@@ -149,30 +171,39 @@ struct sm90_tile_ops : sm80_tile_ops {
   // instruction, m64n128 for two n64 tiles), all in one commit group. Returns
   // with them in flight: mma_wait<n>(c) retires them.
   template <class U, class T, int N, int TM, int TN, int BM, int BK, bool AK, int BK2, int BN, bool BNC>
-  TESSEL_DEVICE static void mma(U& /*u*/, rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& c, st<T, swizzle128<BM, BK, AK>> a,
+  TESSEL_DEVICE static void mma(U& u, rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& c, st<T, swizzle128<BM, BK, AK>> a,
                                 st<T, swizzle128<BK2, BN, BNC>> b, int a_row0, int b_col0, bool accumulate = true) {
+    mma(u, c, sm90_detail::ss_operands_at(a, b, a_row0, b_col0), accumulate);
+  }
+  // The same in two parts (core/tile_ops.hpp's optional mma_operands): the
+  // descriptors first, from the tiles' addresses, held where they are built
+  // (a schedule builds them before waiting for the stage: none of their
+  // arithmetic is left between the stage's arrival and its first wgmma); then
+  // the wgmmas from them.
+  template <class T, int N, int TM, int TN, int BM, int BK, bool AK, int BK2, int BN, bool BNC>
+  TESSEL_DEVICE static sm90_detail::ss_operands<T, BM, BK, AK, BN, BNC> mma_operands(
+      const rt<wgmma_m64k16<T, N>, operand::c, TM, TN>&, st<T, swizzle128<BM, BK, AK>> a,
+      st<T, swizzle128<BK2, BN, BNC>> b, int a_row0, int b_col0) {
+    auto o = sm90_detail::ss_operands_at(a, b, a_row0, b_col0);
+    arch::fence_register(o.a);
+    arch::fence_register(o.b);
+    return o;
+  }
+  template <class U, class T, int N, int TM, int TN, int BM, int BK, bool AK, int BN, bool BNC>
+  TESSEL_DEVICE static void mma(U& /*u*/, rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& c,
+                                const sm90_detail::ss_operands<T, BM, BK, AK, BN, BNC>& o, bool accumulate = true) {
     static_assert(U::lanes == 128, "mma: the wgmma atom runs on a group_scope<4> unit");
-    static_assert(BK == BK2 && BK % 16 == 0, "mma: A's K must equal B's K, a multiple of 16");
+    static_assert(N % 64 == 0, "mma: wgmma tiles are 64-row and 64-column aligned");
     constexpr int W = sm90_detail::wgmma_width<N, TN>, per = W / N;
-    const std::uint32_t sa = arch::shared_address(a.data), sb = arch::shared_address(b.data);
-    static_assert(BM % 64 == 0 && BN % 64 == 0 && N % 64 == 0, "mma: wgmma tiles are 64-row and 64-column aligned");
-    static_assert(sm90_detail::descriptor_steps_agree<BM, BK, AK, T>() &&
-                      sm90_detail::descriptor_steps_agree<BN, BK, !BNC, T>(),
-                  "mma: a descriptor moved on by an add must be the one computed from its address");
-    // The stage's part (uniform) and the unit's (a_row0, b_col0: the same every step) apart.
-    const std::uint64_t da0 = sm90_detail::descriptor_plus(sm90_detail::operand_descriptor<BM, BK, AK, T>(sa, 0, 0),
-                                                           sm90_detail::descriptor_step<BM, BK, AK, T>(a_row0, 0)),
-                        db0 = sm90_detail::descriptor_plus(sm90_detail::operand_descriptor<BN, BK, !BNC, T>(sb, 0, 0),
-                                                           sm90_detail::descriptor_step<BN, BK, !BNC, T>(b_col0, 0));
     sm90_detail::fence_tile(c);
     arch::wgmma_fence();
     TESSEL_UNROLL for (int ks = 0; ks < BK / 16; ++ks)
       TESSEL_UNROLL for (int i = 0; i < TM; ++i)
         TESSEL_UNROLL for (int j = 0; j < TN; j += per) {
           const std::uint64_t da =
-              sm90_detail::descriptor_plus(da0, sm90_detail::descriptor_step<BM, BK, AK, T>(64 * i, ks));
+              sm90_detail::descriptor_plus(o.a, sm90_detail::descriptor_step<BM, BK, AK, T>(64 * i, ks));
           const std::uint64_t db =
-              sm90_detail::descriptor_plus(db0, sm90_detail::descriptor_step<BN, BK, !BNC, T>(N * j, ks));
+              sm90_detail::descriptor_plus(o.b, sm90_detail::descriptor_step<BN, BK, !BNC, T>(N * j, ks));
           arch::wgmma_ss<AK ? 0 : 1, BNC ? 1 : 0>(sm90_detail::wide<W>(c.frag[i][j]), da, db, T{},
                                                   ks == 0 ? int(accumulate) : 1);
         }

@@ -11,7 +11,8 @@
 // core/gemm_contract.hpp): the atom, the block shape, the shared layouts
 // (swizzle, padding, packing) and the fast paths of load / mma / store.
 //
-//   P (inherits generic_tile_ops): load, commit, wait<n>, zero, mma, mma_wait<n>, store
+//   P (inherits generic_tile_ops): load, commit, wait<n>, zero, mma, mma_wait<n>, store;
+//     optional: mma_operands (core/tile_ops.hpp)
 #pragma once
 #include "tessel/core/gemm_contract.hpp"
 #include "tessel/core/pipeline.hpp"
@@ -106,9 +107,14 @@ template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_stages 
     ld.template copy<1>(s.b, at_layer(p.b, p.batch_b, w.layer), k * BK, w.bn * BN, w.layer);
   }
 
+  // Where the policy can build the mma's view of a stage from its addresses
+  // alone (mma_operands: sm90's wgmma descriptors), describe() does so and
+  // compute() uses it: a schedule may describe a step before its stage lands.
+  using operands = mma_operands_of<P, acc_t, tile_a, tile_b>;
   struct state {
     acc_t acc;
     bool fresh;  // no step of this unit (or piece) computed yet
+    typename operands::type ops;  // describe()'s, where operands::value
   };
   template <class U> TESSEL_HOST_DEVICE static int unit_m(const U& u) { return unit_index(u) / config::units_n; }
   template <class U> TESSEL_HOST_DEVICE static int unit_n(const U& u) { return unit_index(u) % config::units_n; }
@@ -140,8 +146,13 @@ template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_stages 
     if constexpr (!overwrites<U>::value) P::zero(st.acc);
   }
   template <class U>
+  TESSEL_HOST_DEVICE static void describe(U& u, state& st, const stage& s, const problem&, const work&, int) {
+    if constexpr (operands::value) st.ops = P::mma_operands(st.acc, s.a, s.b, unit_m(u) * WM, unit_n(u) * WN);
+  }
+  template <class U>
   TESSEL_HOST_DEVICE static void compute(U& u, state& st, const stage& s, const problem&, const work&, int) {
-    if constexpr (overwrites<U>::value) P::mma(u, st.acc, s.a, s.b, unit_m(u) * WM, unit_n(u) * WN, !st.fresh);
+    if constexpr (operands::value) P::mma(u, st.acc, st.ops, !st.fresh);
+    else if constexpr (overwrites<U>::value) P::mma(u, st.acc, s.a, s.b, unit_m(u) * WM, unit_n(u) * WN, !st.fresh);
     else P::mma(u, st.acc, s.a, s.b, unit_m(u) * WM, unit_n(u) * WN);
     st.fresh = false;
   }

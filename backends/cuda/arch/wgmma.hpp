@@ -67,6 +67,17 @@ TESSEL_DEVICE void fence_register(float& r) {
 #endif
 }
 
+// The same for a 64-bit value: it is computed before this point of the
+// program and not moved past later asm (the sm90 consumers' descriptors,
+// built before the wait for their stage).
+TESSEL_DEVICE void fence_register(std::uint64_t& r) {
+#if TESSEL_DEVICE_PASS
+  asm volatile("" : "+l"(r)::"memory");
+#else
+  (void)r;
+#endif
+}
+
 // A shared-memory matrix descriptor for the 128-byte swizzle (address bits
 // 4..6 xor 7..9 within 1024-byte aligned atoms): start address, leading and
 // stride byte offsets (>> 4), layout type 1 = 128B swizzle (bits 62..63).
