@@ -151,8 +151,10 @@ template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_stages 
   }
   template <class U>
   TESSEL_HOST_DEVICE static void compute(U& u, state& st, const stage& s, const problem&, const work&, int) {
-    if constexpr (operands::value) P::mma(u, st.acc, st.ops, !st.fresh);
-    else if constexpr (overwrites<U>::value) P::mma(u, st.acc, s.a, s.b, unit_m(u) * WM, unit_n(u) * WN, !st.fresh);
+    if constexpr (operands::value) {
+      static_assert(describes_of<gemm_stages, U>::value, "gemm: compute() needs describe() found by describe_step");
+      P::mma(u, st.acc, st.ops, !st.fresh);
+    } else if constexpr (overwrites<U>::value) P::mma(u, st.acc, s.a, s.b, unit_m(u) * WM, unit_n(u) * WN, !st.fresh);
     else P::mma(u, st.acc, s.a, s.b, unit_m(u) * WM, unit_n(u) * WN);
     st.fresh = false;
   }
