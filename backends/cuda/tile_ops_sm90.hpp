@@ -22,6 +22,12 @@
 // Other accumulator shapes take the sm80 path. A warpgroup whose rows are not
 // 64-aligned, or a B column (row) start off a 64 (16) boundary — a caller that
 // does not tile by warpgroups — traps: it would give wrong sums.
+// The group-scope wgmma atom (atom/wgmma.hpp, a group_scope<4> unit) is the
+// other contract below: its mma returns with the wgmmas in flight
+// (mma_wait<n> retires them), optionally in two parts (mma_operands, then mma
+// on what it returned: core/tile_ops.hpp). There a_row0 and b_col0 must be
+// multiples of 64, as every op tiles them; it is not checked at run time,
+// since the descriptors are built on every step.
 #pragma once
 #include <type_traits>
 
