@@ -16,7 +16,7 @@
 # TESSEL_PROBE_MODE (the probe's mode in the bench step: full or quick),
 # TESSEL_SANITIZE_SCOPE (gemm: skip the attention sanitizer runs; attention: only those; launch: the
 # dependent-launch tests under the three tools and the GEMM tests under memcheck).
-# Steps: build test sanitize bench odd gvariants parts ncu trace variants clock attention python (see each below).
+# Steps: build test sanitize bench odd gvariants parts l2sides ncu trace variants clock attention python (see each below).
 # The test step also reruns the GEMM and attention tests with TESSEL_CUDA_POLICY=sm80, and the GEMM
 # tests with TESSEL_CUDA_REPACK=never (no aligned copies of misaligned matrices: backends/cuda/operand_copy.hpp).
 set -uo pipefail
@@ -302,6 +302,19 @@ step_parts() {
   TESSEL_DEVICE_GEMM_VARIANTS="$head$specs" step_gvariants
 }
 
+# ---- 4a''. the L2 partition behind each SM and where the block scheduler puts a persistent grid
+# (bench/sm90_l2_sides.cu): l2sides.txt, and backends/cuda/sm90_unit_order.inc, the unit orders
+# the parts step's part `order` reads (run this step first: TESSEL_DEVICE_STEPS="l2sides parts").
+step_l2sides() {
+  local bin=$root/build-l2sides/sm90_l2_sides
+  mkdir -p "$(dirname "$bin")"
+  nvcc -O2 -std=c++17 -arch=sm_90a bench/sm90_l2_sides.cu -o "$bin" >>"$OUT/build.log" 2>&1 ||
+    { note "l2sides: build FAILED (build.log)"; return; }
+  timeout 120 "$bin" "$root/backends/cuda/sm90_unit_order.inc" >"$OUT/l2sides.txt" 2>&1
+  note "l2sides: rc=$?"
+  grep -E "^(touch|partitions|pairs:.*launch|single blocks: a)" "$OUT/l2sides.txt" | tee -a "$summary"
+}
+
 # ---- 4b. ncu summary of the Hopper GEMM kernel (bf16 in/out, 4096^3): tensor pipe, stalls ----
 step_ncu() {
   local b=$build/tools/tessel-bench
@@ -448,8 +461,8 @@ step_python() {
 
 for s in $steps; do
   case $s in
-    build | test | sanitize | bench | odd | gvariants | parts | ncu | trace | variants | clock | attention | python) "step_$s" ;;
-    *) note "unknown step '$s' (expected build, test, sanitize, bench, odd, gvariants, parts, ncu, trace, variants, clock, attention, python)" ;;
+    build | test | sanitize | bench | odd | gvariants | parts | l2sides | ncu | trace | variants | clock | attention | python) "step_$s" ;;
+    *) note "unknown step '$s' (expected build, test, sanitize, bench, odd, gvariants, parts, l2sides, ncu, trace, variants, clock, attention, python)" ;;
   esac
 done
 # At most 8 files come back: the logs travel as one archive, the ncu reports as another.

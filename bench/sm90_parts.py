@@ -19,6 +19,13 @@ of the tree (no build folders, .git, .devdeps or bench/results) with its edits:
            empty barrier, after its own retire<1>), not one per warp; correct C;
   s4     — not a removal: 16-bit C on 4 stages and 2 × 16 KiB of epilogue
            staging (fp32 C's ring), correct C.
+  order  — not a removal: a persistent grid of one block per SM takes its
+           units in the order of the table bench/sm90_l2_sides.cu wrote to
+           backends/cuda/sm90_unit_order.inc (device step `l2sides`; it must
+           exist): single blocks by L2 partition, pairs (with `pairs`) as single
+           blocks are placed; by %smid, so only for timing on the GPU that
+           wrote the table (a block that lands elsewhere computes a wrong tile,
+           which tessel-bench reports); correct C.
 Parts combine with '+': `nomma+pairs` is the loads alone on cluster pairs
 (written to DEST/nomma_pairs, named nomma_pairs). The removals' C is wrong (tessel-bench prints FAIL): they are for timing only, as the
 device step `parts` does (bench/device.sh). Each edit must match the source
@@ -69,8 +76,22 @@ PER_WARPGROUP = [
       else arch::mbarrier_arrive_remote(arch::peer_address(empty(s), target));
     };
 """)]
+ORDER_TABLE = "backends/cuda/sm90_unit_order.inc"
+ORDER = [
+    (SCHEDULE, '#include "tessel/cuda/tensor_map.hpp"\n',
+     '#include "tessel/cuda/tensor_map.hpp"\n#include "tessel/cuda/sm90_unit_order.inc"  // sm90_parts: order\n'),
+    (SCHEDULE, "    const long long first_pair = ctx.block_x() / Cluster, pair_stride = ctx.grid_x() / Cluster;\n",
+     """    long long first_pair = ctx.block_x() / Cluster;
+    const long long pair_stride = ctx.grid_x() / Cluster;
+    if (!Split && Cluster <= 2 && ctx.grid_x() == (Cluster == 1 ? sm90_side_sm_count : sm90_pair_block_count)) {
+      unsigned sm;  // sm90_parts: order
+      asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+      first_pair = (Cluster == 1 ? sm90_side_rank : sm90_pair_rank)[sm & 255];
+    }
+"""),
+]
 PARTS = {"nomma": [NO_MMA], "noload": NO_LOAD, "none": [NO_MMA] + NO_LOAD, "aonly": A_ONLY, "pairs": PAIRS,
-         "wg": PER_WARPGROUP, "s4": STAGES4}
+         "wg": PER_WARPGROUP, "s4": STAGES4, "order": ORDER}
 DEFAULT = ["nomma", "noload", "none", "aonly"]
 SKIP = {".git", ".devdeps", "results"}
 
@@ -104,6 +125,8 @@ def main(argv):
         sys.exit(f"sm90_parts.py: unknown part(s) {unknown}; known: {', '.join(PARTS)}")
     if not pathlib.Path(SCHEDULE).is_file():
         sys.exit("sm90_parts.py: run from the repository root")
+    if any("order" in p.split("+") for p in parts) and not pathlib.Path(ORDER_TABLE).is_file():
+        sys.exit(f"sm90_parts.py: part 'order' needs {ORDER_TABLE} (bench/sm90_l2_sides.cu, device step l2sides)")
     print(";".join(make(dest, p) for p in parts))
 
 
