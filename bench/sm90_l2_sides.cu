@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #define CHECK(x)                                                                                \
