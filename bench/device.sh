@@ -310,6 +310,7 @@ step_l2sides() {
   mkdir -p "$(dirname "$bin")"
   nvcc -O2 -std=c++17 -arch=sm_90a bench/sm90_l2_sides.cu -o "$bin" >>"$OUT/build.log" 2>&1 ||
     { note "l2sides: build FAILED (build.log)"; return; }
+  rm -f "$root/backends/cuda/sm90_unit_order.inc"  # a failed probe leaves no table for `order` to use
   timeout 120 "$bin" "$root/backends/cuda/sm90_unit_order.inc" >"$OUT/l2sides.txt" 2>&1
   note "l2sides: rc=$?"
   grep -E "^(touch|partitions|pairs:.*launch|single blocks: a)" "$OUT/l2sides.txt" | tee -a "$summary"

@@ -70,12 +70,18 @@ __global__ void own(const unsigned* buf, unsigned long long* cycles, unsigned* s
   if (idx == 0xffffffffu) sink[0] = idx;
 }
 
-static std::vector<unsigned> place(unsigned* d_sm, int blocks, int cluster, int smem) {
+// A launch of `placement` over `blocks` blocks in clusters of `cluster` (attr: its one attribute).
+static cudaLaunchConfig_t placement_config(int blocks, int cluster, int smem, cudaLaunchAttribute* attr) {
   cudaLaunchConfig_t cfg{};
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = unsigned(cluster), attr[0].val.clusterDim.y = attr[0].val.clusterDim.z = 1;
+  attr->id = cudaLaunchAttributeClusterDimension;
+  attr->val.clusterDim.x = unsigned(cluster), attr->val.clusterDim.y = attr->val.clusterDim.z = 1;
   cfg.gridDim = dim3(blocks), cfg.blockDim = dim3(32), cfg.dynamicSmemBytes = smem, cfg.attrs = attr, cfg.numAttrs = 1;
+  return cfg;
+}
+
+static std::vector<unsigned> place(unsigned* d_sm, int blocks, int cluster, int smem) {
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = placement_config(blocks, cluster, smem, &attr);
   CHECK(cudaMemset(d_sm, 0xff, kMaxSm * 4));
   CHECK(cudaLaunchKernelEx(&cfg, placement, d_sm));
   CHECK(cudaDeviceSynchronize());
@@ -183,11 +189,8 @@ int main(int argc, char** argv) {
               present.size() - n0, changes, sms);
 
   // ---- placement of 2-block clusters (a persistent grid of as many as fit)
-  cudaLaunchConfig_t cfg{};
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = 2, attr[0].val.clusterDim.y = attr[0].val.clusterDim.z = 1;
-  cfg.gridDim = dim3(2), cfg.blockDim = dim3(32), cfg.dynamicSmemBytes = big, cfg.attrs = attr, cfg.numAttrs = 1;
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = placement_config(2, 2, big, &attr);
   int clusters = 0;
   CHECK(cudaOccupancyMaxActiveClusters(&clusters, placement, &cfg));
   const std::vector<unsigned> pair_sm = place(d_sm, 2 * clusters, 2, big);
