@@ -19,15 +19,11 @@
 // block reads p − 1) — and only where that plus fixed_steps (what splitting
 // costs at all: zeroing the flags, more blocks filling their rings) beats S.
 //
-// The tail (U ≥ G, U not a multiple of G): a first launch runs units
-// 0 .. W·G − 1 whole in W waves (W = U / G); a second launch (tail()) shares
-// the steps of the partial last wave's R = U − W·G units out over all G
-// blocks in contiguous ranges (stream-K), ~R·S / G steps each instead of S,
-// where tail_start()'s cost model says that pays. A second launch, because
-// the partials' code costs a kernel's whole units ~2% (H100); the tail only,
-// because sharing the last partial wave plus one full wave out in one launch
-// put every block at a different step index of its unit and ran 0.59-0.85x
-// of the unsplit kernel (bench/notes/cuda_gemm.md).
+// Measured and not done (bench/notes/cuda_gemm.md): where U ≥ G, sharing the
+// last partial wave plus one full wave out in contiguous ranges (stream-K)
+// takes the wave quantisation away in the model but puts every block at a
+// different step index of its unit, so concurrent blocks no longer share
+// operand slabs in L2: on the H100 it ran 0.59-0.85x of the unsplit kernel.
 #pragma once
 #include <cstdint>
 
@@ -47,8 +43,7 @@ struct split_piece {
 
 struct split_plan {
   long long units = 0;  // work units in all
-  long long start = 0;  // this launch's first unit (a tail launch: whole; earlier units are another launch's)
-  long long whole = 0;  // units start .. whole − 1 run whole, in waves
+  long long whole = 0;  // units 0 .. whole − 1 run whole, in waves
   long long total = 0;  // steps of units whole .. units − 1, shared out
   int grid = 0;         // blocks of the persistent grid
   int blocks = 0;       // blocks that take a range of the shared steps (the first `blocks`)
@@ -81,33 +76,6 @@ struct split_plan {
   }
   static constexpr int max_pieces = 16;
 
-  // A tail launch: units first .. units − 1 (the partial last wave of a launch
-  // that ran units 0 .. first − 1 whole) shared out over all `grid` blocks in
-  // contiguous ranges of steps. Correct for any first ≤ units and grid; with
-  // fewer steps than blocks, one step to each of the first `total` blocks
-  // (a finishing piece names only blocks that contribute).
-  TESSEL_HOST_DEVICE static split_plan tail(long long units, long long first, int steps, int grid) {
-    split_plan sp = unsplit(units, steps, grid);
-    sp.start = sp.whole = first;
-    sp.total = (units - first) * steps;
-    sp.blocks = sp.total < grid ? int(sp.total) : grid;
-    return sp;
-  }
-  // The first unit of the partial last wave where running it as a tail launch
-  // pays by the cost model — its busiest block's range, the fixups of a unit
-  // in as many pieces as a range fits into S, plus fixed_steps (the second
-  // launch's start) against S — else `units` (no tail launch).
-  TESSEL_HOST_DEVICE static long long tail_start(long long units, int steps, int grid, int fixup_steps,
-                                                 int fixed_steps) {
-    if (grid < 1 || units < grid || units % grid == 0 || steps < 2) return units;
-    const long long first = units / grid * grid, shared = (units - first) * steps;
-    const long long range = (shared + grid - 1) / grid, shortest = shared / grid;
-    if (shortest < 1) return units;
-    const long long pieces = (steps + shortest - 1) / shortest + 1;  // of a unit, at most
-    const long long cost = range + fixup_steps * pieces / 2 + fixed_steps;
-    return cost < steps ? first : units;
-  }
-
   // First step (counted over the shared units) of block b's range; begin(blocks) = total.
   TESSEL_HOST_DEVICE long long begin(int b) const { return total * b / blocks; }
   TESSEL_HOST_DEVICE bool splits() const { return blocks > 0; }
@@ -120,7 +88,7 @@ struct split_plan {
     int block;
   };
   TESSEL_HOST_DEVICE cursor first(int b) const {
-    return {start + b, b < blocks ? begin(b) : 0, b < blocks ? begin(b + 1) : 0, b};
+    return {b, b < blocks ? begin(b) : 0, b < blocks ? begin(b + 1) : 0, b};
   }
   TESSEL_HOST_DEVICE bool next(cursor& c, split_piece& piece) const {
     if (c.unit < whole) {

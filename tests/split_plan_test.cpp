@@ -7,8 +7,6 @@
 // whose contributing pieces cover the rest of the unit; and where the plan
 // splits, its busiest block (fixups counted) finishes before the unsplit
 // schedule's. Where it must not split (whole waves, short units), it does not.
-// A tail launch's plan (split_plan::tail) does the same for the units of the
-// partial last wave alone, and runs no other unit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,10 +26,9 @@ std::string describe(long long units, int steps, int grid) {
   return std::to_string(units) + " units of " + std::to_string(steps) + " steps on " + std::to_string(grid) + " blocks";
 }
 
-// Walks every block of `sp` (a plan for units sp.start .. units − 1) and checks
-// the pieces; `busiest`: the busiest block's steps, fixups counted.
-void check_walk(const split_plan& sp, long long units, int steps, int grid, const std::string& what,
-                long long& busiest) {
+void check_plan(long long units, int steps, int grid) {
+  const split_plan sp = split_plan::make(units, steps, grid, fixup);
+  const std::string what = describe(units, steps, grid);
   std::vector<int> covered(std::size_t(units * steps), 0);
   std::vector<int> contributor_of(std::size_t(units * steps), -1);  // block whose contributing piece covers the step
   struct finish {
@@ -39,7 +36,7 @@ void check_walk(const split_plan& sp, long long units, int steps, int grid, cons
     int block, k1, end;
   };
   std::vector<finish> finishes;
-  busiest = 0;
+  long long busiest = 0;
   for (int b = 0; b < grid; ++b) {
     std::vector<split_piece> pieces;
     split_plan::cursor c = sp.first(b);  // the walk the device schedule makes
@@ -47,7 +44,7 @@ void check_walk(const split_plan& sp, long long units, int steps, int grid, cons
     long long load = 0;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
       const split_piece& pc = pieces[i];
-      ASSERT_TRUE(pc.unit >= sp.start && pc.unit < units && pc.k0 >= 0 && pc.k0 < pc.k1 && pc.k1 <= steps) << what;
+      ASSERT_TRUE(pc.unit >= 0 && pc.unit < units && pc.k0 >= 0 && pc.k0 < pc.k1 && pc.k1 <= steps) << what;
       for (int k = pc.k0; k < pc.k1; ++k) ++covered[std::size_t(pc.unit * steps + k)];
       load += pc.k1 - pc.k0;
       if (i > 0) {
@@ -74,7 +71,7 @@ void check_walk(const split_plan& sp, long long units, int steps, int grid, cons
     }
     busiest = std::max(busiest, load);
   }
-  for (long long i = sp.start * steps; i < units * steps; ++i)
+  for (long long i = 0; i < units * steps; ++i)
     ASSERT_EQ(covered[std::size_t(i)], 1) << what << ": step " << i % steps << " of unit " << i / steps;
   // Each finishing piece names exactly the contributors of the rest of its unit, in block order.
   int contributions = 0;
@@ -95,29 +92,10 @@ void check_walk(const split_plan& sp, long long units, int steps, int grid, cons
     EXPECT_EQ(next, f.end) << what << ": unit " << f.unit;
   }
   EXPECT_EQ(named, contributions) << what << ": a contributing piece no finishing piece adds";
-}
-
-void check_plan(long long units, int steps, int grid) {
-  const split_plan sp = split_plan::make(units, steps, grid, fixup);
-  const std::string what = describe(units, steps, grid);
-  long long busiest = 0;
-  check_walk(sp, units, steps, grid, what, busiest);
   if (sp.splits()) {
     const long long unsplit = (units + grid - 1) / grid * (long long)steps;
     EXPECT_LT(busiest, unsplit) << what << ": the split plan is no faster by its own model";
   }
-}
-
-// The tail launch of (units, steps, grid) from `first` on: every step of
-// units first .. units − 1 once; where tail_start() chose `first`, the tail's
-// busiest block (fixups counted) beats one unit's steps.
-void check_tail(long long units, long long first, int steps, int grid) {
-  const std::string what = describe(units, steps, grid) + ", tail from unit " + std::to_string(first);
-  const split_plan sp = split_plan::tail(units, first, steps, grid);
-  EXPECT_EQ(sp.start, first) << what;
-  long long busiest = 0;
-  check_walk(sp, units, steps, grid, what, busiest);
-  if (first == split_plan::tail_start(units, steps, grid, fixup, 0) && first < units) EXPECT_LT(busiest, steps) << what;
 }
 
 TEST(SplitPlan, CoversEveryStepOnce) {
@@ -140,52 +118,6 @@ TEST(SplitPlan, CoversEveryStepOnce) {
     const long long units = std::uniform_int_distribution<long long>(1, 700)(rng);
     const int steps = std::uniform_int_distribution<int>(1, 300)(rng);
     check_plan(units, steps, grid);
-  }
-}
-
-TEST(SplitPlan, TailCoversThePartialWaveOnce) {
-  // The H100 GEMM rows with a partial last wave (128 × 256 tiles, 132 SMs).
-  check_tail(2048, 1980, 128, 132);  // 8192³
-  check_tail(2048, 1980, 32, 132);   // 16 × 2048³
-  check_tail(1792, 1716, 64, 132);   // 4096 × 14336 × 4096
-  check_tail(512, 396, 224, 132);    // 4096 × 4096 × 14336
-  check_tail(300, 264, 7, 132);      // a range shorter than a unit's pieces
-  check_tail(140, 132, 3, 132);      // most blocks without a step
-  std::mt19937_64 rng(case_seed("split-plan-tail"));
-  for (int t = 0; t < 400; ++t) {
-    const int grid = std::uniform_int_distribution<int>(1, 160)(rng);
-    const long long units = std::uniform_int_distribution<long long>(grid, 900)(rng);
-    const int steps = std::uniform_int_distribution<int>(1, 300)(rng);
-    const long long first = std::uniform_int_distribution<long long>(0, units)(rng);
-    check_tail(units, first, steps, grid);
-    check_tail(units, units / grid * grid, steps, grid);
-  }
-}
-
-TEST(SplitPlan, TailOnlyWhereItPays) {
-  constexpr int fixed = 4;
-  // Half a wave left over: its units shared out (~S/2 steps a block) beat S.
-  EXPECT_EQ(split_plan::tail_start(2048, 128, 132, fixup, fixed), 1980) << "8192³";
-  EXPECT_EQ(split_plan::tail_start(2048, 32, 132, fixup, fixed), 1980) << "16 × 2048³";
-  EXPECT_EQ(split_plan::tail_start(1792, 64, 132, fixup, fixed), 1716) << "4096 × 14336 × 4096";
-  // Nearly a whole wave left (116 of 132 units): a range of 57 of 64 steps plus fixups does not.
-  EXPECT_EQ(split_plan::tail_start(512, 64, 132, fixup, fixed), 512) << "4096³";
-  EXPECT_EQ(split_plan::tail_start(256, 128, 132, fixup, fixed), 256) << "1024 × 8192 × 8192";
-  // Whole waves, fewer units than blocks (make()'s case), units too short.
-  EXPECT_EQ(split_plan::tail_start(528, 64, 132, fixup, fixed), 528);
-  EXPECT_EQ(split_plan::tail_start(100, 64, 132, fixup, fixed), 100);
-  EXPECT_EQ(split_plan::tail_start(140, 8, 132, fixup, fixed), 140) << "8 steps: the fixups cost what the tail saves";
-  EXPECT_EQ(split_plan::tail_start(140, 1, 132, fixup, fixed), 140);
-  EXPECT_EQ(split_plan::tail_start(5, 64, 0, fixup, fixed), 5);
-  // A tail plan runs no whole unit and starts every block in the tail.
-  const split_plan t = split_plan::tail(2048, 1980, 128, 132);
-  EXPECT_TRUE(t.splits());
-  for (int b = 0; b < 132; ++b) {
-    split_plan::cursor c = t.first(b);
-    split_piece pc{};
-    ASSERT_TRUE(t.next(c, pc));
-    EXPECT_NE(pc.role, split_piece::whole) << "block " << b;
-    EXPECT_EQ(pc.unit, 1980 + t.begin(b) / 128) << "block " << b;
   }
 }
 

@@ -62,13 +62,6 @@
 //             then a release store); the unit's first piece, its block's
 //             last, acquires the flags of the blocks after it, adds their
 //             partials and runs the epilogue.
-//   tail launch (Split, units ≥ blocks): where the plan's tail_start() says it
-//             pays, the dispatcher runs units 0 .. W·G − 1 whole in a first
-//             launch (any schedule; units_end) and the partial last wave in a
-//             second launch of the Split kernel (units_begin: the plan's
-//             tail()), programmatic as every launch here. The first launch's
-//             block 0 zeroes the tail's flags (clear_flags); the tail's blocks
-//             read them only after griddepcontrol.wait, once it has ended.
 //   phase bits: a thread's pass p over the ring waits full with parity p % 2,
 //   empty with parity (p + 1) % 2 (a fresh barrier's "previous" phase is done).
 //
@@ -118,16 +111,9 @@ template <class Problem, int N> struct tma_params {
   bool layered[N];    // false: the operand is shared by every layer (layer coordinate 0)
   bool grouped[N];    // false: ... by every group (group coordinate 0); grouped_layers ops only
   bool out_tma, out_layered;
-  // The work units this launch runs: prepare() sets all of them; a call whose
-  // partial last wave runs as a tail launch gives the first launch
-  // 0 .. units_end − 1 and the tail (a Split kernel) units_begin .. (> 0).
-  long long units_begin, units_end;
   // Split schedules: the workspace of one launch (flags, one per block, zeroed; then partials, a slot per block).
   unsigned* flags;
   float* partials;
-  // Flags the launch before a tail launch zeroes for it (block 0, before its own work; clear_count of them).
-  unsigned* clear_flags;
-  int clear_count;
 };
 
 // Whether a register tile is one warpgroup's wgmma accumulator (the staged epilogue's shape).
@@ -246,8 +232,6 @@ struct sm90_tma_schedule {
   template <class Op> static params<Op> prepare(const typename Op::problem& p) {
     params<Op> pp{};
     pp.problem = p;
-    pp.units_begin = 0;
-    pp.units_end = (long long)Op::tiles(p) * Op::layers(p);
     fill_maps<Op>(pp, p, std::make_integer_sequence<int, Op::operand_count>{});
     // Output 0 through a staged TMA store where a map can describe it row by row.
     pp.out_tma = pp.out_layered = false;
@@ -286,50 +270,20 @@ struct sm90_tma_schedule {
   template <class Op> TESSEL_HOST_DEVICE static split_plan plan(const typename Op::problem& p, int grid) {
     const long long work = (long long)Op::tiles(p) * Op::layers(p);
     if constexpr (!Split) return split_plan::unsplit(work, 0, grid);
-    else return split_plan::make(work, steps_of<Op>(p, work), grid, fixup_steps, fixed_steps);
-  }
-  // The plan of one launch: a tail launch's (units_begin > 0), else plan().
-  template <class Op> TESSEL_HOST_DEVICE static split_plan launch_plan(const params<Op>& pp, int grid) {
-    const long long work = (long long)Op::tiles(pp.problem) * Op::layers(pp.problem);
-#if TESSEL_TAIL_WHOLE
-    if (Split && pp.units_begin > 0) {  // experiment: the tail's units whole, one per block
-      split_plan sp = split_plan::unsplit(work, steps_of<Op>(pp.problem, work), grid);
-      sp.start = pp.units_begin;
-      return sp;
-    }
-#endif
-    if (Split && pp.units_begin > 0) return split_plan::tail(work, pp.units_begin, steps_of<Op>(pp.problem, work), grid);
-    return plan<Op>(pp.problem, grid);
-  }
-  // Split: the first unit of a tail launch on `grid` blocks, or the unit count
-  // where the partial last wave runs whole (core/split_plan.hpp's tail_start).
-  // tail_fixed_steps: what the second launch costs (its blocks fill their
-  // rings after the first launch has ended) and its general epilogue.
-  static constexpr int tail_fixed_steps = 4;
-  template <class Op> static long long tail_start(const typename Op::problem& p, int grid) {
-    const long long work = (long long)Op::tiles(p) * Op::layers(p);
-    if constexpr (!Split) return work;
-    else return split_plan::tail_start(work, steps_of<Op>(p, work), grid, fixup_steps, tail_fixed_steps);
-  }
-  template <class Op> TESSEL_HOST_DEVICE static int steps_of(const typename Op::problem& p, long long work) {
-    return work > 0 ? Op::steps(p, Op::work_at(p, 0, 0)) : 0;
+    else
+      return split_plan::make(work, work > 0 ? Op::steps(p, Op::work_at(p, 0, 0)) : 0, grid, fixup_steps, fixed_steps);
   }
   template <class Op> using partial_tile = std::remove_reference_t<decltype(Op::partial(std::declval<typename Op::state&>()))>;
   template <class Op>
   static constexpr int partial_floats = Consumers * 128 * partial_tile<Op>::tiles_r * partial_tile<Op>::tiles_c *
                                         partial_tile<Op>::values;
   static constexpr std::size_t flag_bytes(int grid) { return (std::size_t(grid) * 4 + 255) / 256 * 256; }
-  // A launch that splits gets its workspace from the launcher, unless its
-  // params carry one already (a tail launch: the dispatcher's, whose flags the
-  // launch before zeroes).
   template <class Op> static workspace_need workspace(const params<Op>& pp, int grid) {
     if constexpr (Split) {
-      if (pp.flags == nullptr && launch_plan<Op>(pp, grid).splits()) return split_workspace<Op>(grid);
+      if (plan<Op>(pp.problem, grid).splits())
+        return {flag_bytes(grid) + std::size_t(grid) * partial_floats<Op> * 4, flag_bytes(grid)};
     }
     return {0, 0};
-  }
-  template <class Op> static workspace_need split_workspace(int grid) {
-    return {flag_bytes(grid) + std::size_t(grid) * partial_floats<Op> * 4, flag_bytes(grid)};
   }
   template <class Op> static void attach(params<Op>& pp, void* ws, int grid) {
     pp.flags = static_cast<unsigned*>(ws);
@@ -480,7 +434,7 @@ struct sm90_tma_schedule {
     const typename Op::problem& p;
     split_plan sp;
     split_plan::cursor c;
-    long long i, stride, work, end;
+    long long i, stride, work;
     int rank, tiles;
     int tile, layer, step_tiles, step_layers;
     TESSEL_DEVICE bool next(unit_of<Op>& un, split_piece& pc) {
@@ -488,7 +442,7 @@ struct sm90_tma_schedule {
         if (!sp.next(c, pc)) return false;
         un = unit_of<Op>{Op::work_at(p, int(pc.unit % tiles), int(pc.unit / tiles)), true, false};
       } else {
-        if (i >= (end + Cluster - 1) / Cluster) return false;
+        if (i >= (work + Cluster - 1) / Cluster) return false;
         un = unit_at<Op>(p, i, tile, layer, rank, work, tiles);
         pc = split_piece{i, 0, Op::steps(p, un.w), split_piece::whole, 0};
         i += stride;
@@ -500,9 +454,8 @@ struct sm90_tma_schedule {
     }
   };
   template <class Op>
-  TESSEL_DEVICE static walker<Op> walk(const params<Op>& pp, const split_plan& sp, int rank, long long work,
+  TESSEL_DEVICE static walker<Op> walk(const typename Op::problem& p, const split_plan& sp, int rank, long long work,
                                        int tiles, long long first_pair, long long pair_stride) {
-    const typename Op::problem& p = pp.problem;
     const long long first = first_pair * Cluster, step = pair_stride * Cluster;
     return walker<Op>{p,
                       sp,
@@ -510,7 +463,6 @@ struct sm90_tma_schedule {
                       first_pair,
                       pair_stride,
                       work,
-                      pp.units_end,
                       rank,
                       tiles,
                       int(first % tiles),
@@ -580,13 +532,12 @@ struct sm90_tma_schedule {
     // tensor maps are kernel parameters); everything below may.
     arch::grid_dependency_wait();
     if (ctx.thread() == 0) arch::grid_dependents_launch();
-    if (!Split && pp.units_begin != 0) __trap();  // whole units start at 0: a tail launch is the Split kernel's
 
     const int tiles = Op::tiles(p);
     const long long work = (long long)tiles * Op::layers(p);
     const int rank = Cluster > 1 ? arch::cluster_rank() : 0;
     const long long first_pair = ctx.block_x() / Cluster, pair_stride = ctx.grid_x() / Cluster;
-    const split_plan sp = launch_plan<Op>(pp, ctx.grid_x());
+    const split_plan sp = plan<Op>(p, ctx.grid_x());
     if (ctx.warp() < 4) {  // the producer warpgroup
       arch::setmaxnreg_dec<producer_registers>();
       if (ctx.thread() == 0) {
@@ -594,7 +545,7 @@ struct sm90_tma_schedule {
         constexpr std::uint32_t bytes = stage_copy_bytes<Op>::value;
         int s = 0, phase = 0;
         TESSEL_SM90_TRACED(sm90_trace::rec tr; tr.begin(0);)
-        walker<Op> units = walk<Op>(pp, sp, rank, work, tiles, first_pair, pair_stride);
+        walker<Op> units = walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride);
         unit_of<Op> un;
         split_piece pc;
         for (long long mine = 0; units.next(un, pc); ++mine) {
@@ -617,11 +568,6 @@ struct sm90_tma_schedule {
         TESSEL_SM90_TRACED(tr.end();)
       }
     } else {
-      // Block 0 zeroes the tail launch's flags, which that launch reads once this one has ended.
-      if (pp.clear_flags != nullptr && ctx.warp() == 4 && arch::block_x_apart() == 0) {
-#pragma unroll 1
-        for (int i = ctx.lane(); i < pp.clear_count; i += warp_lanes) pp.clear_flags[i] = 0;
-      }
       if (Split && sp.splits() && pp.flags == nullptr) __trap();  // the launcher attaches the workspace the plan needs
       consume<Op>(ctx, pp, smem, full, empty, turn, stage, resident, resident_full, resident_empty, sp, work, tiles,
                   rank, first_pair, pair_stride);
@@ -657,7 +603,7 @@ struct sm90_tma_schedule {
     const int thread = me * 128 + u.lane();  // among all consumer threads (a split op's partial)
     int s = 0, phase = 0, turn_phase = 0;
     TESSEL_SM90_TRACED(sm90_trace::rec tr; if (ctx.warp() % 4 == 0 && u.lane() == 0 && me < 2) tr.begin(1 + me);)
-    walker<Op> units = walk<Op>(pp, sp, rank, work, tiles, first_pair, pair_stride);
+    walker<Op> units = walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride);
     unit_of<Op> un;
     split_piece pc;
     for (long long mine = 0; units.next(un, pc); ++mine) {

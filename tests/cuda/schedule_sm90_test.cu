@@ -16,11 +16,7 @@
 //   finishing pieces add their contributors' partials before alpha / beta;
 //   the plain-store kernel (the library's for alpha 1, beta 0 into a
 //   TMA-storable C) launched directly, and its prepare() refusing a C no
-//   tensor map describes (the dispatcher must never hand it one);
-//   the library's dispatch (gemm_instance.hpp) on shapes whose partial last
-//   wave runs as a tail launch on this device (checked): the whole units on
-//   the plain-store or general kernel, the tail's units shared out by the
-//   split kernel, a tail that crosses layers.
+//   tensor map describes (the dispatcher must never hand it one).
 // Shapes give every block several units with more steps than stages (the
 // case a parity wait alone gets wrong), edges in M, N and K, batches, all four
 // majorness combinations, and alpha/beta. C (poisoned) is checked on 2048
@@ -33,13 +29,11 @@
 #include <cmath>
 #include <random>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "device_buffer.hpp"
 #include "seed.hpp"
 #include "tessel/cuda/gemm_instance.hpp"
-#include "tessel/cuda/gemm_paths.hpp"
 #include "tessel/cuda/policy_choice.hpp"
 #include "tessel/tessel.hpp"
 
@@ -75,15 +69,6 @@ struct sm90_split_two_stages : cuda::sm90 {
   using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 2, false, 1, 32, true>;
 };
 
-// Not a policy: expect_schedule runs the library's own dispatch (gemm_instance.hpp, through gemm_paths.hpp).
-struct library_dispatch {};
-template <class Policy> struct probe_policy {
-  using type = Policy;
-};
-template <> struct probe_policy<library_dispatch> {
-  using type = cuda::sm90;
-};
-
 struct shape_case {
   int m, n, k, batch;
   bool ta, tb;
@@ -99,7 +84,7 @@ std::string describe(const shape_case& s) {
 template <class Policy> void expect_schedule(const shape_case& s, const std::string& what) {
   using T = bf16;
   if (!support::device_available()) GTEST_SKIP() << "no CUDA device";
-  using probe = ops::gemm_kernel<typename probe_policy<Policy>::type, T, T, true, true>;
+  using probe = ops::gemm_kernel<Policy, T, T, true, true>;
   if (!cuda::use_sm90<probe, probe::warps * cuda::warp_lanes>())
     GTEST_SKIP() << "needs a device of compute capability 9.0 and this kernel built for sm_90a";
   const std::uint64_t seed = case_seed("schedule-sm90-" + what + describe(s));
@@ -128,12 +113,8 @@ template <class Policy> void expect_schedule(const shape_case& s, const std::str
   call.in = call.out = dtype::bf16;
   call.m = s.m, call.n = s.n, call.k = s.k, call.batch = s.batch;
   call.alpha = s.alpha, call.beta = s.beta;
-  if constexpr (std::is_same_v<Policy, library_dispatch>) {
-    cuda::gemm_bf16_bf16(call, nullptr);
-  } else {
-    cuda::gemm_launcher launch{nullptr};
-    ops::gemm_typed<Policy, T, T>(call, launch);
-  }
+  cuda::gemm_launcher launch{nullptr};
+  ops::gemm_typed<Policy, T, T>(call, launch);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what << " " << describe(s);
 
   // The portable path on the same inputs, through the public API.
@@ -219,37 +200,6 @@ template <class Policy> void expect_split(const shape_case& s, const std::string
   EXPECT_GT(used, 0u) << what << " " << describe(s) << ": no workspace was taken, so the units ran whole";
 }
 
-// Shapes with a partial last wave that tail_start() runs as a tail launch on a
-// 132-SM H100 (checked on the device the test runs on): half a wave of 32-step
-// units left over, plain store and alpha / beta, edges, transposes, a batch
-// whose tail crosses from one layer into the next.
-const shape_case tail_shapes[] = {
-    {2304, 2816, 2048, 1, false, false, 1.0f, 0.0f},  // 18 × 11 units: 132 whole, a tail of 66
-    {2200, 2800, 2000, 1, true, true, 0.5f, 0.25f},   // the same units with edges in M, N and K; alpha, beta
-    {768, 2048, 2048, 4, true, false, 1.0f, 1.0f},    // 4 layers of 6 × 8: the tail units 132 .. 191, layers 2 and 3
-};
-
-void expect_tail(const shape_case& s) {
-  if (!support::device_available()) GTEST_SKIP() << "no CUDA device";
-  using probe = ops::gemm_kernel<cuda::sm90, bf16, bf16, true, true>;
-  if (!cuda::use_sm90<probe, probe::warps * cuda::warp_lanes>())
-    GTEST_SKIP() << "needs a device of compute capability 9.0 and this kernel built for sm_90a";
-  int device = 0, sms = 0;
-  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), cudaSuccess);
-  using schedule = cuda::sm90_split_gemm_config<bf16>::schedule;
-  const long long units = (long long)((s.m + 127) / 128) * ((s.n + 255) / 256) * s.batch;
-  EXPECT_LT(split_plan::tail_start(units, (s.k + 63) / 64, sms, schedule::fixup_steps, schedule::tail_fixed_steps), units)
-      << describe(s) << ": no tail launch on " << sms << " SMs, so this tests nothing new";
-  // The tail's workspace comes from tessel's pool: it shows that the tail ran as its own launch.
-  cudaMemPool_t pool = cuda::workspace_pool(device);
-  cuuint64_t zero = 0, used = 0;
-  ASSERT_EQ(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero), cudaSuccess);
-  expect_schedule<library_dispatch>(s, "tail launch");
-  ASSERT_EQ(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &used), cudaSuccess);
-  EXPECT_GT(used, 0u) << describe(s) << ": no workspace was taken, so the last wave ran whole";
-}
-
 // What a launcher of the plain-store kernel would do first: prepare its parameters.
 struct prepare_only {
   template <class Tag, class Problem> void operator()(Tag, const Problem& problem) const {
@@ -308,9 +258,6 @@ TEST(ScheduleSm90, ClusterPairsTwoStages) {
 TEST(ScheduleSm90, SplitUnits) {
   for (const shape_case& s : split_shapes) expect_split<sm90_split>(s, "split");
   for (const shape_case& s : shapes) expect_schedule<sm90_split>(s, "split schedule, shapes it may not split");
-}
-TEST(ScheduleSm90, TailLaunch) {
-  for (const shape_case& s : tail_shapes) expect_tail(s);
 }
 TEST(ScheduleSm90, SplitUnitsTwoStages) {
   for (const shape_case& s : split_shapes) expect_split<sm90_split_two_stages>(s, "split, two stages");

@@ -9,12 +9,6 @@
 //                     threadIdx, each needs a vector add and two R2UR moves
 //                     per wgmma; from warp_uniform, a uniform add
 //                     (schedule_sm90.hpp; bench/notes/cuda_gemm.md, session 22).
-//   block_x_apart()   blockIdx.x, read by an instruction of its own: a
-//                     divergent branch on it leaves the kernel's other uses of
-//                     blockIdx.x (and what derives from them) in uniform
-//                     registers, where a branch on blockIdx.x itself moved them
-//                     to vector registers (the sm90 producer's TMA coordinates:
-//                     R2UR moves for each copy).
 // Device code only.
 #pragma once
 
@@ -27,16 +21,6 @@ TESSEL_DEVICE int warp_uniform(int v) {
   return __shfl_sync(0xffffffffu, v, 0);
 #else
   return v;
-#endif
-}
-
-TESSEL_DEVICE int block_x_apart() {
-#if TESSEL_DEVICE_PASS
-  int b;
-  asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(b));
-  return b;
-#else
-  return 0;
 #endif
 }
 
