@@ -101,11 +101,6 @@
 #include "tessel/cuda/swizzle.hpp"
 #include "tessel/cuda/tensor_map.hpp"
 
-// Experiment: a held stage as epilogue staging (0: off; D + 1: released before step D after).
-#ifndef TESSEL_SM90_HOLD_STAGE
-#define TESSEL_SM90_HOLD_STAGE 0
-#endif
-
 namespace tessel::cuda {
 
 template <class Problem, int N> struct tma_params {
@@ -167,18 +162,6 @@ struct sm90_tma_schedule {
   // alternate between (tile_ops_sm90's staging), so a round's shared stores
   // overlap the previous round's TMA store reading the other half.
   static constexpr int epilogue_bytes = EpilogueKiB * 1024, round_bytes = epilogue_bytes / 2;
-  // Held stage (fp32 C): the unit's last stage is not freed after its MMAs but
-  // lends each consumer 3 more round buffers (5 in all), so that the
-  // epilogue waits only for the stores of the round five back; the stage is
-  // freed D steps into the next unit (its stores read by then).
-  static constexpr int hold_after = TESSEL_SM90_HOLD_STAGE - 1;
-  template <class Op>
-  static constexpr bool holds_stage = TESSEL_SM90_HOLD_STAGE > 0 && EpilogueKiB == 16 && Cluster == 1 && !Split &&
-                                      !has_resident<Op> && Op::units == Consumers &&
-                                      Op::stage_bytes / Consumers >= 3 * round_bytes &&
-                                      (Op::stage_bytes / Consumers) % 1024 == 0;
-  static_assert(TESSEL_SM90_HOLD_STAGE == 0 || EpilogueKiB != 16 || hold_after <= Stages - 1,
-                "sm90_tma_schedule: a held stage is freed before the ring needs it again");
   // Shared memory, from its 1024-aligned start: the stages, the resident
   // slots, the epilogue staging of each consumer, the barriers.
   template <class Op>
@@ -363,8 +346,6 @@ struct sm90_tma_schedule {
     int barrier;  // named barrier of this warpgroup
     bool issuer;
     int half = 0;  // the half the next round writes
-    std::uint32_t extra = 0;  // this warpgroup's part of a held stage (3 round buffers), or 0
-    int both = 0;             // named barrier of all consumers (before the first write into a held stage)
     template <int I, class U, class Tile, class TD>
     TESSEL_DEVICE void store(U& u, const gmatrix<TD>& c, const Tile& t, int row0, int col0, float alpha, float beta,
                              int layer) {
@@ -393,18 +374,10 @@ struct sm90_tma_schedule {
                              int z) {
       using P = typename Op::policy;
       using S = typename P::template staging<TD, wgmma_accumulator<Tile>::rows / 64, round_bytes>;
-      constexpr int b5 = R % 5;
-      const bool five = extra != 0;
-      const std::uint32_t to = five ? (b5 < 2 ? buf + b5 * round_bytes : extra + (b5 - 2) * round_bytes)
-                                    : buf + half * round_bytes;
-      if (!five) half ^= 1;
-      if (issuer) {
-        if (!five) arch::bulk_wait_read<1>();  // all but the last round's stores have read their half
-        else if (R == 0) arch::bulk_wait_read<0>();
-        else arch::bulk_wait_read<4>();  // the round five back has read its buffer
-      }
-      if (five && R == 2) arch::named_barrier<Consumers * 128>(both);  // every consumer's MMAs are done with the stage
-      else arch::named_barrier<128>(barrier);
+      const std::uint32_t to = buf + half * round_bytes;
+      half ^= 1;
+      if (issuer) arch::bulk_wait_read<1>();  // all but the last round's stores have read their half
+      arch::named_barrier<128>(barrier);
       if constexpr (PlainStore) P::template stage_epilogue_as<R, round_bytes, true>(u, to, t, c, row0, col0, alpha, beta);
       else P::template stage_epilogue<R, round_bytes>(u, to, t, c, row0, col0, alpha, beta);
       arch::fence_proxy_async();  // this thread's shared writes, for the copy engine
@@ -629,15 +602,6 @@ struct sm90_tma_schedule {
                        u.lane() == 0};
     const int thread = me * 128 + u.lane();  // among all consumer threads (a split op's partial)
     int s = 0, phase = 0, turn_phase = 0;
-    int held = -1, hold_countdown = 0;  // holds_stage: the held stage, freed when the countdown passes 0
-    out.both = split_barrier;
-    const auto free_held = [&] {
-      if (out.issuer) {
-        arch::bulk_wait_read<0>();
-        arch::mbarrier_arrive_count(empty(held), 4);  // for the warpgroup's 4 warps
-      }
-      held = -1;
-    };
     TESSEL_SM90_TRACED(sm90_trace::rec tr; if (ctx.warp() % 4 == 0 && u.lane() == 0 && me < 2) tr.begin(1 + me);)
     walker<Op> units = walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride);
     unit_of<Op> un;
@@ -676,8 +640,6 @@ struct sm90_tma_schedule {
         // Before the wait (the stage's addresses only): what it computes is
         // ready when the stage lands (H100: +0.4% mean, bench/notes/cuda_gemm.md).
         describe_step<Op>(u, st, stage(s), p, un.w, k);
-        if constexpr (holds_stage<Op>)
-          if (held >= 0 && hold_countdown-- == 0) free_held();
         arch::mbarrier_wait(full(s), phase);
         TESSEL_SM90_TRACED(tr.at('f', int(mine), k);)
         if (k == pc.k1 - 1) pass_turn();
@@ -690,16 +652,6 @@ struct sm90_tma_schedule {
       }
       Op::template retire<0>(u, st);
       TESSEL_SM90_TRACED(tr.at('R', int(mine), 0);)
-      out.extra = 0;
-      if constexpr (holds_stage<Op>) {
-        if (held >= 0) free_held();
-        if (previous >= 0 && un.store && (PlainStore || pp.out_tma)) {
-          held = previous;
-          hold_countdown = hold_after;
-          out.extra = arch::shared_address(smem + previous * Op::stage_bytes) + me * (Op::stage_bytes / Consumers);
-          previous = -1;
-        }
-      }
       if (previous >= 0) release(previous);
       if constexpr (has_resident<Op>)
         if (signals) arch::mbarrier_arrive(resident_empty(r));  // its slot may take the unit after next
