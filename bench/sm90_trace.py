@@ -7,7 +7,8 @@ roles 1 and 2 the first thread of consumer warpgroups 0 and 1). Events:
   e  producer: stage of (unit, step) empty, its loads issued right after
   S  consumer: unit started;  f: stage of step k full;  r: retire<1> after
      issuing step k returned (step k - 1's MMAs done);  R: retire<0> (the
-     unit's last MMAs done);  F: epilogue done.
+     unit's last MMAs done);  F: epilogue done;  w, b, i: a staged epilogue
+     round (step = round) found its half free, was staged, had its stores issued.
 Per consumer it prints, per unit, the step period (r[k] - r[k-1], cycles:
 1024 is the tensor peak for a 128 x 256 x 64 step), how long the consumer
 waited for data (f[k] - r[k-1]) and the epilogue (F - R); then the loads'
@@ -48,6 +49,23 @@ def main(path):
              if k >= 3 and (u, k - 2) in r1 and (u, k - 2) in r2]
     if react:
         print(f"producer issue after the later consumer's release (3 stages): median {st.median(react):.0f}")
+    # The staged epilogue's rounds (events w, b, i of tma_storer): per round R, the
+    # wait for its half (from the previous round's issue, or from R for round 0),
+    # the staging (barrier, shared stores, proxy fence, barrier) and the issue of its stores.
+    for role in (1, 2):
+        w, b, i, R = ev[(role, "w")], ev[(role, "b")], ev[(role, "i")], ev[(role, "R")]
+        if not w:
+            continue
+        rounds = sorted({k for (_, k) in w})
+        parts = []
+        for k in rounds:
+            units = [u for (u, kk) in w if kk == k and (u, k) in b and (u, k) in i]
+            start = [(i[(u, k - 1)] if k > 0 else R.get((u, 0))) for u in units]
+            wait = [w[(u, k)] - s0 for u, s0 in zip(units, start) if s0 is not None]
+            stage = [b[(u, k)] - w[(u, k)] for u in units]
+            issue = [i[(u, k)] - b[(u, k)] for u in units]
+            parts.append(f"r{k} {st.median(wait):.0f}/{st.median(stage):.0f}/{st.median(issue):.0f}")
+        print(f"consumer {role - 1} epilogue rounds, median wait/stage/issue cycles: " + ", ".join(parts))
     skew = [f2[x] - f1[x] for x in f1 if x in f2]
     if skew:
         print(f"consumer 1 minus consumer 0, full seen: median {st.median(skew):.0f}")

@@ -73,7 +73,7 @@
 //             refuses an output no tensor map describes.
 //
 // Diagnostics: built with -DTESSEL_SM90_TRACE=N, block 0 of the N-th launch
-// records its loads, waits, retires and epilogues (sm90_trace.hpp).
+// records its loads, waits, retires, epilogues and each epilogue round (sm90_trace.hpp).
 //
 // Operands are read through tensor maps built by prepare() on the host
 // (tensor_map.hpp): their shared tiles must be swizzle128 tiles of 16-bit
@@ -346,6 +346,9 @@ struct sm90_tma_schedule {
     int barrier;  // named barrier of this warpgroup
     bool issuer;
     int half = 0;  // the half the next round writes
+    // TESSEL_SM90_TRACE: the recorder of this thread and the unit being stored
+    // (events per round R: 'w' its half free, 'b' staged and synchronised, 'i' its stores issued).
+    TESSEL_SM90_TRACED(sm90_trace::rec* tr = nullptr; int unit = 0;)
     template <int I, class U, class Tile, class TD>
     TESSEL_DEVICE void store(U& u, const gmatrix<TD>& c, const Tile& t, int row0, int col0, float alpha, float beta,
                              int layer) {
@@ -377,11 +380,13 @@ struct sm90_tma_schedule {
       const std::uint32_t to = buf + half * round_bytes;
       half ^= 1;
       if (issuer) arch::bulk_wait_read<1>();  // all but the last round's stores have read their half
+      TESSEL_SM90_TRACED(tr->at('w', unit, R);)
       arch::named_barrier<128>(barrier);
       if constexpr (PlainStore) P::template stage_epilogue_as<R, round_bytes, true>(u, to, t, c, row0, col0, alpha, beta);
       else P::template stage_epilogue<R, round_bytes>(u, to, t, c, row0, col0, alpha, beta);
       arch::fence_proxy_async();  // this thread's shared writes, for the copy engine
       arch::named_barrier<128>(barrier);
+      TESSEL_SM90_TRACED(tr->at('b', unit, R);)
       if (issuer) {
         TESSEL_UNROLL for (int q = 0; q < S::per_round; ++q) {
           const int col = col0 + (S::per_round * R + q) * S::panel_cols;
@@ -389,6 +394,7 @@ struct sm90_tma_schedule {
         }
         arch::bulk_commit();
       }
+      TESSEL_SM90_TRACED(tr->at('i', unit, R);)
     }
   };
 
@@ -602,7 +608,8 @@ struct sm90_tma_schedule {
                        u.lane() == 0};
     const int thread = me * 128 + u.lane();  // among all consumer threads (a split op's partial)
     int s = 0, phase = 0, turn_phase = 0;
-    TESSEL_SM90_TRACED(sm90_trace::rec tr; if (ctx.warp() % 4 == 0 && u.lane() == 0 && me < 2) tr.begin(1 + me);)
+    TESSEL_SM90_TRACED(sm90_trace::rec tr; if (ctx.warp() % 4 == 0 && u.lane() == 0 && me < 2) tr.begin(1 + me);
+                       out.tr = &tr;)
     walker<Op> units = walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride);
     unit_of<Op> un;
     split_piece pc;
@@ -673,6 +680,7 @@ struct sm90_tma_schedule {
             add_partial(Op::partial(st), pp.partials + (long long)c * partial_floats<Op>, thread);
         }
       }
+      TESSEL_SM90_TRACED(out.unit = int(mine);)
       if (un.store) Op::finish(u, out, st, p, un.w);
       TESSEL_SM90_TRACED(tr.at('F', int(mine), 0);)
     }
