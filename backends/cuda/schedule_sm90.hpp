@@ -101,11 +101,6 @@
 #include "tessel/cuda/swizzle.hpp"
 #include "tessel/cuda/tensor_map.hpp"
 
-// Experiment: a held stage as a second epilogue buffer of 16 KiB rounds (0: off; D + 1: freed before step D after).
-#ifndef TESSEL_SM90_HOLD_STAGE
-#define TESSEL_SM90_HOLD_STAGE 0
-#endif
-
 namespace tessel::cuda {
 
 template <class Problem, int N> struct tma_params {
@@ -167,19 +162,6 @@ struct sm90_tma_schedule {
   // alternate between (tile_ops_sm90's staging), so a round's shared stores
   // overlap the previous round's TMA store reading the other half.
   static constexpr int epilogue_bytes = EpilogueKiB * 1024, round_bytes = epilogue_bytes / 2;
-  // Held stage (16 KiB of staging per consumer): the unit's last stage is not
-  // freed after its MMAs; 16 KiB of each consumer's half of it is the second
-  // buffer of rounds as large as the consumer's own staging (half the rounds);
-  // the stage is freed D steps into the next unit.
-  static constexpr int hold_after = TESSEL_SM90_HOLD_STAGE - 1;
-  template <class Op>
-  static constexpr bool holds_stage = TESSEL_SM90_HOLD_STAGE > 0 && EpilogueKiB == 16 && Cluster == 1 && !Split &&
-                                      !has_resident<Op> && Op::units == Consumers &&
-                                      Op::stage_bytes / Consumers >= epilogue_bytes &&
-                                      (Op::stage_bytes / Consumers) % 1024 == 0;
-  template <class Op> static constexpr int store_round_bytes = holds_stage<Op> ? epilogue_bytes : round_bytes;
-  static_assert(TESSEL_SM90_HOLD_STAGE == 0 || EpilogueKiB != 16 || hold_after <= Stages - 1,
-                "sm90_tma_schedule: a held stage is freed before the ring needs it again");
   // Shared memory, from its 1024-aligned start: the stages, the resident
   // slots, the epilogue staging of each consumer, the barriers.
   template <class Op>
@@ -364,8 +346,6 @@ struct sm90_tma_schedule {
     int barrier;  // named barrier of this warpgroup
     bool issuer;
     int half = 0;  // the half the next round writes
-    std::uint32_t extra = 0;  // holds_stage: this consumer's part of the held stage (the second buffer), or 0
-    int both = 0;             // named barrier of all consumers (before the first write into a held stage)
     // TESSEL_SM90_TRACE: the recorder of this thread and the unit being stored
     // (events per round R: 'w' its half free, 'b' staged and synchronised, 'i' its stores issued).
     TESSEL_SM90_TRACED(sm90_trace::rec* tr = nullptr; int unit = 0;)
@@ -378,8 +358,8 @@ struct sm90_tma_schedule {
       if constexpr (I == 0 && wgmma_accumulator<Tile>::value) {
         if (PlainStore || pp.out_tma) {
           using A = wgmma_accumulator<Tile>;
-          constexpr int rounds = A::rows * A::n * int(sizeof(TD)) / store_round_bytes<Op>;
-          static_assert(rounds >= 1 && rounds * store_round_bytes<Op> == A::rows * A::n * int(sizeof(TD)),
+          constexpr int rounds = A::rows * A::n * int(sizeof(TD)) / round_bytes;
+          static_assert(rounds >= 1 && rounds * round_bytes == A::rows * A::n * int(sizeof(TD)),
                         "tma_storer: a warpgroup tile fills whole rounds");
           staged(u, c, t, row0, col0, alpha, beta, pp.out_layered ? layer : 0, std::make_integer_sequence<int, rounds>{});
           return;
@@ -396,25 +376,14 @@ struct sm90_tma_schedule {
     TESSEL_DEVICE void round(U& u, const gmatrix<TD>& c, const Tile& t, int row0, int col0, float alpha, float beta,
                              int z) {
       using P = typename Op::policy;
-      constexpr int RB = store_round_bytes<Op>;
-      using S = typename P::template staging<TD, wgmma_accumulator<Tile>::rows / 64, RB>;
-      std::uint32_t to;
-      if constexpr (holds_stage<Op>) {  // rounds alternate between the own buffer and the held stage's part
-        to = R % 2 == 1 && extra != 0 ? extra : buf;
-        if (issuer) {
-          if (R == 0 || extra == 0) arch::bulk_wait_read<0>();
-          else arch::bulk_wait_read<1>();
-        }
-      } else {
-        to = buf + half * round_bytes;
-        half ^= 1;
-        if (issuer) arch::bulk_wait_read<1>();  // all but the last round's stores have read their half
-      }
+      using S = typename P::template staging<TD, wgmma_accumulator<Tile>::rows / 64, round_bytes>;
+      const std::uint32_t to = buf + half * round_bytes;
+      half ^= 1;
+      if (issuer) arch::bulk_wait_read<1>();  // all but the last round's stores have read their half
       TESSEL_SM90_TRACED(tr->at('w', unit, R);)
-      if (holds_stage<Op> && R == 1 && extra != 0) arch::named_barrier<Consumers * 128>(both);  // all MMAs done with it
-      else arch::named_barrier<128>(barrier);
-      if constexpr (PlainStore) P::template stage_epilogue_as<R, RB, true>(u, to, t, c, row0, col0, alpha, beta);
-      else P::template stage_epilogue<R, RB>(u, to, t, c, row0, col0, alpha, beta);
+      arch::named_barrier<128>(barrier);
+      if constexpr (PlainStore) P::template stage_epilogue_as<R, round_bytes, true>(u, to, t, c, row0, col0, alpha, beta);
+      else P::template stage_epilogue<R, round_bytes>(u, to, t, c, row0, col0, alpha, beta);
       arch::fence_proxy_async();  // this thread's shared writes, for the copy engine
       arch::named_barrier<128>(barrier);
       TESSEL_SM90_TRACED(tr->at('b', unit, R);)
@@ -639,15 +608,6 @@ struct sm90_tma_schedule {
                        u.lane() == 0};
     const int thread = me * 128 + u.lane();  // among all consumer threads (a split op's partial)
     int s = 0, phase = 0, turn_phase = 0;
-    int held = -1, hold_countdown = 0;  // holds_stage: the held stage, freed when the countdown passes 0
-    out.both = split_barrier;
-    const auto free_held = [&] {
-      if (out.issuer) {
-        arch::bulk_wait_read<0>();
-        arch::mbarrier_arrive_count(empty(held), 4);  // for the warpgroup's 4 warps
-      }
-      held = -1;
-    };
     TESSEL_SM90_TRACED(sm90_trace::rec tr; if (ctx.warp() % 4 == 0 && u.lane() == 0 && me < 2) tr.begin(1 + me);
                        out.tr = &tr;)
     walker<Op> units = walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride);
@@ -687,8 +647,6 @@ struct sm90_tma_schedule {
         // Before the wait (the stage's addresses only): what it computes is
         // ready when the stage lands (H100: +0.4% mean, bench/notes/cuda_gemm.md).
         describe_step<Op>(u, st, stage(s), p, un.w, k);
-        if constexpr (holds_stage<Op>)
-          if (held >= 0 && hold_countdown-- == 0) free_held();
         arch::mbarrier_wait(full(s), phase);
         TESSEL_SM90_TRACED(tr.at('f', int(mine), k);)
         if (k == pc.k1 - 1) pass_turn();
@@ -701,16 +659,6 @@ struct sm90_tma_schedule {
       }
       Op::template retire<0>(u, st);
       TESSEL_SM90_TRACED(tr.at('R', int(mine), 0);)
-      out.extra = 0;
-      if constexpr (holds_stage<Op>) {
-        if (held >= 0) free_held();
-        if (previous >= 0 && un.store && (PlainStore || pp.out_tma)) {
-          held = previous;
-          hold_countdown = hold_after;
-          out.extra = arch::shared_address(smem + previous * Op::stage_bytes) + me * (Op::stage_bytes / Consumers);
-          previous = -1;
-        }
-      }
       if (previous >= 0) release(previous);
       if constexpr (has_resident<Op>)
         if (signals) arch::mbarrier_arrive(resident_empty(r));  // its slot may take the unit after next

@@ -49,14 +49,6 @@ TESSEL_DEVICE void mbarrier_arrive(std::uint32_t bar) {
   (void)bar;
 #endif
 }
-// `count` arrivals at once (one thread standing for several).
-TESSEL_DEVICE void mbarrier_arrive_count(std::uint32_t bar, std::uint32_t count) {
-#if TESSEL_CUDA_SM90_ASYNC
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-#else
-  (void)bar, (void)count;
-#endif
-}
 // Blocks until the phase of parity `parity` has completed.
 TESSEL_DEVICE void mbarrier_wait(std::uint32_t bar, int parity) {
 #if TESSEL_CUDA_SM90_ASYNC
