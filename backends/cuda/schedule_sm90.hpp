@@ -81,7 +81,6 @@
 // edge). The dispatcher uses this schedule only where tma_compatible holds.
 #pragma once
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -102,24 +101,7 @@
 #include "tessel/cuda/swizzle.hpp"
 #include "tessel/cuda/tensor_map.hpp"
 
-// Experiment: the unit's work (its C tile) computed under the first step's MMAs, not in the epilogue.
-#ifndef TESSEL_SM90_WORK_EARLY
-#define TESSEL_SM90_WORK_EARLY 0
-#endif
-
 namespace tessel::cuda {
-
-// Makes the compiler compute w here (under the MMAs in flight) and keep it,
-// rather than sink its arithmetic to the epilogue that reads it.
-template <class W> TESSEL_DEVICE void pin_work(W& w) {
-  static_assert(std::is_trivially_copyable_v<W> && sizeof(W) % 4 == 0, "pin_work: a struct of 32-bit fields");
-  std::uint32_t v[sizeof(W) / 4];
-  std::memcpy(v, &w, sizeof(W));
-#if TESSEL_DEVICE_PASS
-  for (auto& x : v) asm volatile("" : "+r"(x));
-#endif
-  std::memcpy(&w, v, sizeof(W));
-}
 
 template <class Problem, int N> struct tma_params {
   CUtensorMap maps[N];  // one per operand, 64-byte aligned
@@ -435,7 +417,6 @@ struct sm90_tma_schedule {
   template <class Op> struct unit_of {
     typename Op::work w;
     bool store, multicast;
-    int tile = 0, layer = 0;  // single blocks: w's tile and layer
   };
   template <class Op>
   TESSEL_DEVICE static unit_of<Op> unit_at(const typename Op::problem& p, long long pair, int tile, int layer, int rank,
@@ -469,8 +450,6 @@ struct sm90_tma_schedule {
       } else {
         if (i >= (work + Cluster - 1) / Cluster) return false;
         un = unit_at<Op>(p, i, tile, layer, rank, work, tiles);
-        un.tile = tile;
-        un.layer = layer;
         pc = split_piece{i, 0, Op::steps(p, un.w), split_piece::whole, 0};
         i += stride;
         tile += step_tiles;
@@ -672,15 +651,6 @@ struct sm90_tma_schedule {
         TESSEL_SM90_TRACED(tr.at('f', int(mine), k);)
         if (k == pc.k1 - 1) pass_turn();
         Op::compute(u, st, stage(s), p, un.w, k);
-        if constexpr (TESSEL_SM90_WORK_EARLY != 0 && Cluster == 1 && !Split)
-          if (k == pc.k0) {  // the epilogue's tile, from here on (its divisions under this step's MMAs)
-            int t = un.tile, l = un.layer;
-#if TESSEL_DEVICE_PASS
-            asm volatile("" : "+r"(t), "+r"(l));
-#endif
-            un.w = Op::work_at(p, t, l);
-            pin_work(un.w);
-          }
         Op::template retire<1>(u, st);  // the MMAs of step k − 1 are done: free its stage
         TESSEL_SM90_TRACED(tr.at('r', int(mine), k);)
         if (previous >= 0) release(previous);
