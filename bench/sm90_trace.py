@@ -34,7 +34,7 @@ def main(path):
         r, f = ev[(role, "r")], ev[(role, "f")]
         R, F = ev[(role, "R")], ev[(role, "F")]
         print(f"consumer {role - 1}:")
-        for (u, _) in sorted(R):
+        for (u, _) in sorted(x for x in R if x in F):  # a unit the recorder's capacity cut short has no F
             ks = sorted(k for (uu, k) in r if uu == u)
             per = [r[(u, k)] - r[(u, k - 1)] for k in ks if k >= 2]
             wait = [f[(u, k)] - r[(u, k - 1)] for k in ks if k >= 1]
@@ -64,7 +64,8 @@ def main(path):
             wait = [w[(u, k)] - s0 for u, s0 in zip(units, start) if s0 is not None]
             stage = [b[(u, k)] - w[(u, k)] for u in units]
             issue = [i[(u, k)] - b[(u, k)] for u in units]
-            parts.append(f"r{k} {st.median(wait):.0f}/{st.median(stage):.0f}/{st.median(issue):.0f}")
+            if units and wait:
+                parts.append(f"r{k} {st.median(wait):.0f}/{st.median(stage):.0f}/{st.median(issue):.0f}")
         print(f"consumer {role - 1} epilogue rounds, median wait/stage/issue cycles: " + ", ".join(parts))
     skew = [f2[x] - f1[x] for x in f1 if x in f2]
     if skew:

@@ -8,7 +8,7 @@
 #ifdef TESSEL_SM90_TRACE
 #include <cstdio>
 namespace tessel::cuda::sm90_trace {
-constexpr int capacity = 6144;
+constexpr int capacity = 16384;  // events per role: an 8192^3 GEMM's block 0 records ~6,700
 static __device__ unsigned long long when[3][capacity];
 static __device__ unsigned what[3][capacity];
 static __device__ int launch[3], done[3];
