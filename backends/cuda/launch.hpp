@@ -326,6 +326,7 @@ void launch(const launch_shape& shape, const Params& params, cudaStream_t stream
   }
   check(cudaLaunchKernelEx(&config, entry, params), "kernel launch (cudaLaunchKernelEx)", run);
   TESSEL_SM90_TRACED(sm90_trace::dump<<<1, 1, 0, stream>>>();)
+  TESSEL_SM90_SPANNED(if (shape.persistent) sm90_spans::after_launch(stream, run.grid_x);)
 }
 
 }  // namespace tessel::cuda

@@ -613,6 +613,7 @@ struct sm90_tma_schedule {
     walker<Op> units = walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride);
     unit_of<Op> un;
     split_piece pc;
+    TESSEL_SM90_SPANNED(const bool spans = thread == 0; if (spans) sm90_spans::start(ctx.block_x());)
     for (long long mine = 0; units.next(un, pc); ++mine) {
       const int steps = pc.k1 - pc.k0;
       if (alternating && mine % Consumers != me) {  // another consumer's: skip its stages in the ring
@@ -683,6 +684,7 @@ struct sm90_tma_schedule {
       TESSEL_SM90_TRACED(out.unit = int(mine);)
       if (un.store) Op::finish(u, out, st, p, un.w);
       TESSEL_SM90_TRACED(tr.at('F', int(mine), 0);)
+      TESSEL_SM90_SPANNED(if (spans) sm90_spans::unit_done(ctx.block_x(), mine);)
     }
     if (out.issuer) arch::bulk_wait<0>();  // every store of this block done before it exits
     TESSEL_SM90_TRACED(tr.end();)

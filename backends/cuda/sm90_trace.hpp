@@ -4,6 +4,7 @@
 // two consumer warpgroups (roles 1, 2) record (event, unit, step, clock64) in
 // the N-th launch (counted per role) of an sm90 kernel; the launcher then runs
 // dump(), which prints what was recorded once ("TRACE role event unit step clock").
+// TESSEL_SM90_SPANS=N (below): when every block's units end, in launches N .. N + 3.
 #pragma once
 #ifdef TESSEL_SM90_TRACE
 #include <cstdio>
@@ -41,4 +42,51 @@ static __global__ void dump() {
 #define TESSEL_SM90_TRACED(...) __VA_ARGS__
 #else
 #define TESSEL_SM90_TRACED(...)
+#endif
+
+// TESSEL_SM90_SPANS=N only: every block's first consumer thread stamps
+// %globaltimer when its work starts and after each unit's epilogue is issued;
+// the launcher prints the stamps of sm90 launches N .. N + 3 of the process
+// ("SPAN launch block smid units t0 t1 ... tn", nanoseconds).
+#ifdef TESSEL_SM90_SPANS
+#include <cstdio>
+namespace tessel::cuda::sm90_spans {
+constexpr int max_blocks = 264, max_units = 48;
+static __device__ unsigned long long stamp[max_blocks][max_units + 1];
+static __device__ unsigned sm[max_blocks];
+static __device__ int count[max_blocks];
+__device__ inline unsigned long long now() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ inline void start(int block) {
+  if (block >= max_blocks) return;
+  unsigned id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  sm[block] = id;
+  count[block] = 0;
+  stamp[block][0] = now();
+}
+__device__ inline void unit_done(int block, long long mine) {
+  if (block >= max_blocks || mine >= max_units) return;
+  stamp[block][mine + 1] = now();
+  count[block] = int(mine + 1);
+}
+static __global__ void dump(int launch, int blocks) {
+  for (int b = 0; b < blocks && b < max_blocks; ++b) {
+    printf("SPAN %d %d %u %d", launch, b, sm[b], count[b]);
+    for (int i = 0; i <= count[b]; ++i) printf(" %llu", stamp[b][i]);
+    printf("\n");
+  }
+}
+inline void after_launch(cudaStream_t stream, int blocks) {
+  static int launches = 0;
+  const int n = ++launches;
+  if (n >= TESSEL_SM90_SPANS && n < TESSEL_SM90_SPANS + 4) dump<<<1, 1, 0, stream>>>(n, blocks);
+}
+}  // namespace tessel::cuda::sm90_spans
+#define TESSEL_SM90_SPANNED(...) __VA_ARGS__
+#else
+#define TESSEL_SM90_SPANNED(...)
 #endif

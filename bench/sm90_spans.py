@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""bench/sm90_spans.py — how the persistent sm90 GEMM's work spreads over its blocks (TESSEL_SM90_SPANS).
+
+Input: the output of tessel-bench processes built with -DTESSEL_SM90_SPANS=N
+(lines "SPAN launch block smid units t0 t1 ... tn": %globaltimer in ns when the
+block's first consumer thread began and when it had issued each unit's
+epilogue), one process per "tessel-bench gemm" header (a device.sh
+gvariants.txt works as it is). Per launch it prints:
+  - the span from the first block's start to the last unit's end, and when the
+    blocks that ran the most units and the others ended;
+  - the median unit time, the first unit's, and the spread of the blocks' mean
+    unit time (units after the first);
+  - an estimate of what taking units from a shared queue could gain: the
+    blocks' mean unit times, list-scheduled over the same units (each block
+    takes the next unit when it ends one);
+then, per row, how alike the SMs' speeds are from launch to launch (the
+correlation of the per-%smid mean unit times within a process and across
+processes) and the slowest and fastest SMs.
+
+  python3 bench/sm90_spans.py gvariants.txt
+"""
+import heapq
+import re
+import statistics as st
+import sys
+from collections import defaultdict
+
+
+def processes(text):
+    """(row, {launch: {block: (smid, units, stamps)}}) per tessel-bench process."""
+    for chunk in text.split("tessel-bench gemm —")[1:]:
+        m = re.search(r"\n +(\d+) +(\S+) +(\S+) +(\S+)", chunk)
+        row = " ".join(m.groups()) if m else "?"
+        launches = defaultdict(dict)
+        for line in chunk.splitlines():
+            if line.startswith("SPAN "):
+                f = line.split()
+                launch, block, smid, units = map(int, f[1:5])
+                launches[launch][block] = (smid, units, list(map(int, f[5:])))
+        if launches:
+            yield row, launches
+
+
+def list_scheduled_end(first, mean, work):
+    """Blocks end their first unit at first[b], then take queued units of mean[b] each."""
+    queue = [(first[b], b) for b in first]
+    heapq.heapify(queue)
+    left, end = work - len(first), 0
+    while queue:
+        t, b = heapq.heappop(queue)
+        end = max(end, t)
+        if left > 0:
+            left -= 1
+            heapq.heappush(queue, (t + mean[b], b))
+    return end
+
+
+def correlation(a, b):
+    keys = sorted(set(a) & set(b))
+    x, y = [a[k] for k in keys], [b[k] for k in keys]
+    mx, my = st.mean(x), st.mean(y)
+    den = (sum((p - mx) ** 2 for p in x) * sum((q - my) ** 2 for q in y)) ** 0.5
+    return sum((p - mx) * (q - my) for p, q in zip(x, y)) / den if den else float("nan")
+
+
+def main(path):
+    speeds = defaultdict(list)  # row -> per process, per launch {smid: mean unit ns}
+    for proc, (row, launches) in enumerate(processes(open(path).read())):
+        print(f"== process {proc}: {row}")
+        per_launch = []
+        for launch, blocks in sorted(launches.items()):
+            t0 = min(v[2][0] for v in blocks.values())
+            end = {b: v[2][-1] - t0 for b, v in blocks.items()}
+            units = {b: v[1] for b, v in blocks.items()}
+            most = max(units.values())
+            top = [end[b] for b in blocks if units[b] == most]
+            rest = [end[b] for b in blocks if units[b] < most]
+            dur = {b: [v[2][i + 1] - v[2][i] for i in range(v[1])] for b, v in blocks.items()}
+            later = {b: st.mean(d[1:]) for b, d in dur.items() if len(d) > 1}
+            first = {b: v[2][1] - t0 for b, v in blocks.items() if v[1] > 0}  # when each block ended its first unit
+            span = max(end.values())
+            line = (f"  launch {launch}: {sum(units.values())} units, span {span / 1e3:.1f} us; "
+                    f"{len(top)} blocks of {most} units end {min(top) / 1e3:.1f}-{max(top) / 1e3:.1f}")
+            if rest:
+                line += f", the others {min(rest) / 1e3:.1f}-{max(rest) / 1e3:.1f}"
+            all_units = [x for d in dur.values() for x in d]
+            line += (f"; unit median {st.median(all_units) / 1e3:.2f} us, first unit "
+                     f"{st.median(d[0] for d in dur.values() if d) / 1e3:.2f}")
+            if len(later) == len(blocks):
+                est = list_scheduled_end(first, later, sum(units.values()))
+                line += (f"; blocks' mean unit {min(later.values()) / 1e3:.2f}-{max(later.values()) / 1e3:.2f} us; "
+                         f"list-scheduled end {est / 1e3:.1f} us ({(span - est) / span * 100:+.1f}%)")
+                per_launch.append({blocks[b][0]: later[b] for b in blocks})
+            print(line)
+        speeds[row].append(per_launch)
+    for row, procs in speeds.items():
+        within = [correlation(p[i], p[j]) for p in procs for i in range(len(p)) for j in range(i + 1, len(p))]
+        across = [correlation(a, b) for i in range(len(procs)) for j in range(i + 1, len(procs))
+                  for a in procs[i] for b in procs[j]]
+        launches = [l for p in procs for l in p]
+        if not launches:
+            continue
+        rel = {s: st.mean(l[s] / st.mean(l.values()) for l in launches) for s in launches[0]}
+        order = sorted(rel, key=rel.get)
+        print(f"== {row}: SM speed correlation within a process "
+              f"{st.mean(within) if within else float('nan'):.2f}, across {st.mean(across) if across else float('nan'):.2f}; "
+              f"slowest smids {', '.join(f'{s} ({rel[s]:.3f})' for s in order[-4:])}; "
+              f"fastest {', '.join(f'{s} ({rel[s]:.3f})' for s in order[:4])}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
