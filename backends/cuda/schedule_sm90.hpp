@@ -130,10 +130,6 @@ template <class Op> struct paired_operand_of<Op, std::void_t<decltype(Op::paired
   static constexpr int value = Op::paired_operand;
 };
 
-#ifdef TESSEL_SM90_DYNAMIC
-static __device__ unsigned long long dyn_next;  // research variant: tickets of the running launch
-static __device__ unsigned dyn_exits;           // its blocks that are done taking tickets
-#endif
 template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32, bool Persistent = true, bool Split = false,
           bool PlainStore = false>
 struct sm90_tma_schedule {
@@ -162,17 +158,6 @@ struct sm90_tma_schedule {
   template <class Op> static constexpr bool has_resident = resident_bytes_of<Op>::value > 0;
   template <class Op>
   static constexpr int barrier_bytes = (2 * Stages + Consumers + (has_resident<Op> ? 2 * resident_slots : 0)) * 8;
-#ifdef TESSEL_SM90_DYNAMIC
-  // Research variant: units after a block's first are fetched from a global
-  // counter (one per translation unit, reset by the launch's last block; one
-  // stream only). The producer hands each unit to the consumers through a ring
-  // of slots: value (layer << 32 | tile, or -1: no more), full and empty barriers.
-  static constexpr bool dynamic_units = true;
-  static constexpr int unit_slots = 8, unit_slot_bytes = unit_slots * 24;
-#else
-  static constexpr bool dynamic_units = false;
-  static constexpr int unit_slot_bytes = 0;
-#endif
   // Per consumer: two halves (of 8 or 16 KiB) that the epilogue's rounds
   // alternate between (tile_ops_sm90's staging), so a round's shared stores
   // overlap the previous round's TMA store reading the other half.
@@ -207,7 +192,7 @@ struct sm90_tma_schedule {
     s.cluster_x = Cluster;
     s.warps = warps<Op>;
     s.smem_bytes = 1024 + Stages * Op::stage_bytes + (has_resident<Op> ? resident_slots * resident_slot_bytes<Op> : 0) +
-                   Consumers * epilogue_bytes + barrier_bytes<Op> + unit_slot_bytes;  // 1024: alignment
+                   Consumers * epilogue_bytes + barrier_bytes<Op>;  // 1024: alignment
     return s;
   }
 
@@ -492,73 +477,6 @@ struct sm90_tma_schedule {
                       int(step / tiles)};
   }
 
-#ifdef TESSEL_SM90_DYNAMIC
-  struct dyn_ring {
-    std::uint32_t base;  // shared address: unit_slots values, then full, then empty barriers
-    TESSEL_DEVICE std::uint32_t value(int i) const { return base + 8 * i; }
-    TESSEL_DEVICE std::uint32_t full(int i) const { return base + 8 * (unit_slots + i); }
-    TESSEL_DEVICE std::uint32_t empty(int i) const { return base + 8 * (2 * unit_slots + i); }
-  };
-  // The producer's side: publishes unit `cur`, then fetches the ticket of the next.
-  template <class Op> struct dyn_source {
-    const typename Op::problem& p;
-    dyn_ring ring;
-    long long work, grid, cur;
-    int tiles, rank;
-    long long mine = 0;
-    unsigned long long ticket = 0;
-    TESSEL_DEVICE bool next(unit_of<Op>& un, split_piece& pc) {
-      if (mine > 0) cur = grid + (long long)ticket;
-      const int slot = int(mine % unit_slots), pass = int(mine / unit_slots) & 1;
-      arch::mbarrier_wait(ring.empty(slot), pass ^ 1);
-      const bool live = cur < work;
-      int tile = 0, layer = 0;
-      if (live) tile = int(cur % tiles), layer = int(cur / tiles);
-      const long long v = live ? (long long)layer << 32 | (unsigned)tile : -1LL;
-      asm volatile("st.shared.b64 [%0], %1;\n" ::"r"(ring.value(slot)), "l"(v) : "memory");
-      arch::mbarrier_arrive(ring.full(slot));
-      ++mine;
-      if (!live) return false;
-      ticket = atomicAdd(&dyn_next, 1ULL);
-      un = unit_at<Op>(p, cur, tile, layer, rank, work, tiles);
-      pc = split_piece{cur, 0, Op::steps(p, un.w), split_piece::whole, 0};
-      return true;
-    }
-    TESSEL_DEVICE void finish() {  // the launch's last block resets the counter for the next launch
-      __threadfence();
-      if (atomicAdd(&dyn_exits, 1U) == unsigned(grid) - 1) {
-        dyn_next = 0;
-        dyn_exits = 0;
-        __threadfence();
-      }
-    }
-  };
-  // A consumer warp's side: lane 0 reads the slot, the warp shares it.
-  template <class Op> struct dyn_sink {
-    const typename Op::problem& p;
-    dyn_ring ring;
-    long long work;
-    int tiles, rank, lane;
-    long long mine = 0;
-    TESSEL_DEVICE bool next(unit_of<Op>& un, split_piece& pc) {
-      const int slot = int(mine % unit_slots), pass = int(mine / unit_slots) & 1;
-      arch::mbarrier_wait(ring.full(slot), pass);
-      long long v = 0;
-      if (lane == 0) {
-        asm volatile("ld.shared.b64 %0, [%1];\n" : "=l"(v) : "r"(ring.value(slot)) : "memory");
-        arch::mbarrier_arrive(ring.empty(slot));
-      }
-      v = __shfl_sync(0xffffffffu, v, 0);
-      ++mine;
-      if (v < 0) return false;
-      const int tile = int(v & 0xffffffffLL), layer = int(v >> 32);
-      un = unit_at<Op>(p, 0, tile, layer, rank, work, tiles);
-      pc = split_piece{(long long)layer * tiles + tile, 0, Op::steps(p, un.w), split_piece::whole, 0};
-      return true;
-    }
-  };
-#endif
-
   // Split: a consumer thread's partial accumulator to or from a block's slot.
   template <class Tile> TESSEL_DEVICE static void save_partial(const Tile& t, float* slot, int thread) {
     constexpr int threads = Consumers * 128;
@@ -600,22 +518,12 @@ struct sm90_tma_schedule {
     // c + Consumers, ... whole, so one's epilogue overlaps another's mainloop.
     constexpr bool alternating = Op::units == 1 && Consumers > 1;
     constexpr int consumer_warps = alternating ? 4 : 4 * Consumers;  // arrivals that empty a stage, per block
-#ifdef TESSEL_SM90_DYNAMIC
-    constexpr bool dyn = Cluster == 1 && !Split && !alternating && Persistent && !has_resident<Op>;
-    const dyn_ring dring{bars + barrier_bytes<Op>};
-#endif
     if (ctx.thread() == 0) {
       for (int s = 0; s < Stages; ++s) {
         arch::mbarrier_init(full(s), 1);
         arch::mbarrier_init(empty(s), consumer_warps * Cluster);
       }
       for (int c = 0; c < Consumers; ++c) arch::mbarrier_init(turn(c), 1);
-#ifdef TESSEL_SM90_DYNAMIC
-      for (int i = 0; i < unit_slots; ++i) {
-        arch::mbarrier_init(dring.full(i), 1);
-        arch::mbarrier_init(dring.empty(i), consumer_warps);
-      }
-#endif
       if constexpr (has_resident<Op>)
         for (int r = 0; r < resident_slots; ++r) {
           arch::mbarrier_init(resident_full(r), 1);
@@ -643,14 +551,7 @@ struct sm90_tma_schedule {
         constexpr std::uint32_t bytes = stage_copy_bytes<Op>::value;
         int s = 0, phase = 0;
         TESSEL_SM90_TRACED(sm90_trace::rec tr; tr.begin(0);)
-#ifdef TESSEL_SM90_DYNAMIC
-        auto units = [&] {
-          if constexpr (dyn) return dyn_source<Op>{p, dring, work, ctx.grid_x(), ctx.block_x(), tiles, rank};
-          else return walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride);
-        }();
-#else
         walker<Op> units = walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride);
-#endif
         unit_of<Op> un;
         split_piece pc;
         for (long long mine = 0; units.next(un, pc); ++mine) {
@@ -671,9 +572,6 @@ struct sm90_tma_schedule {
           }
         }
         TESSEL_SM90_TRACED(tr.end();)
-#ifdef TESSEL_SM90_DYNAMIC
-        if constexpr (dyn) units.finish();
-#endif
       }
     } else {
       if (Split && sp.splits() && pp.flags == nullptr) __trap();  // the launcher attaches the workspace the plan needs
@@ -712,17 +610,7 @@ struct sm90_tma_schedule {
     int s = 0, phase = 0, turn_phase = 0;
     TESSEL_SM90_TRACED(sm90_trace::rec tr; if (ctx.warp() % 4 == 0 && u.lane() == 0 && me < 2) tr.begin(1 + me);
                        out.tr = &tr;)
-#ifdef TESSEL_SM90_DYNAMIC
-    constexpr bool dyn = Cluster == 1 && !Split && !alternating && Persistent && !has_resident<Op>;
-    auto units = [&] {
-      if constexpr (dyn)
-        return dyn_sink<Op>{p, dyn_ring{arch::shared_address(smem + barriers_offset<Op>) + barrier_bytes<Op>}, work,
-                            tiles, rank, ctx.lane()};
-      else return walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride);
-    }();
-#else
     walker<Op> units = walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride);
-#endif
     unit_of<Op> un;
     split_piece pc;
     TESSEL_SM90_SPANNED(const bool spans = thread == 0; if (spans) sm90_spans::start(ctx.block_x());)
