@@ -2,10 +2,12 @@
 """bench/sm90_spans.py — how the persistent sm90 GEMM's work spreads over its blocks (TESSEL_SM90_SPANS).
 
 Input: the output of tessel-bench processes built with -DTESSEL_SM90_SPANS=N
-(lines "SPAN launch block smid units t0 t1 ... tn": %globaltimer in ns when the
-block's first consumer thread began and when it had issued each unit's
-epilogue), one process per "tessel-bench gemm" header (a device.sh
-gvariants.txt works as it is). Per launch it prints:
+(lines "SPAN launch block smid units entry start t1 ... tn exit": %globaltimer
+in ns at the block's kernel entry, when its first consumer thread began, when
+it had issued each unit's epilogue and when its last stores were done), one
+process per "tessel-bench gemm" header (a device.sh gvariants.txt works as it
+is). Run one GEMM type per process and --min-sample-ms large enough (e.g. 20)
+that launches N .. N + 3 run back to back. Per launch it prints:
   - the span from the first block's start to the last unit's end, and when the
     blocks that ran the most units and the others ended;
   - the median unit time, the first unit's, and the spread of the blocks' mean
@@ -13,6 +15,11 @@ gvariants.txt works as it is). Per launch it prints:
   - an estimate of what taking units from a shared queue could gain: the
     blocks' mean unit times, list-scheduled over the same units (each block
     takes the next unit when it ends one);
+  - from one launch to the next: the period (first start to first start), and
+    what lies outside the blocks' work: the last block's drain (last unit's
+    end to its exit), the time from the last exit to the next launch's first
+    entry and from there to its first start (blocks entered before the
+    previous launch ended give a negative entry gap: the dependent launch);
 then, per row, how alike the SMs' speeds are from launch to launch (the
 correlation of the per-%smid mean unit times within a process and across
 processes) and the slowest and fastest SMs.
@@ -36,7 +43,8 @@ def processes(text):
             if line.startswith("SPAN "):
                 f = line.split()
                 launch, block, smid, units = map(int, f[1:5])
-                launches[launch][block] = (smid, units, list(map(int, f[5:])))
+                t = list(map(int, f[5:]))
+                launches[launch][block] = (smid, units, t[1:-1], t[0], t[-1])  # stamps from start, entry, exit
         if launches:
             yield row, launches
 
@@ -68,7 +76,17 @@ def main(path):
     for proc, (row, launches) in enumerate(processes(open(path).read())):
         print(f"== process {proc}: {row}")
         per_launch = []
+        previous = None
         for launch, blocks in sorted(launches.items()):
+            entry = min(v[3] for v in blocks.values())
+            start = min(v[2][0] for v in blocks.values())
+            exit_ = max(v[4] for v in blocks.values())
+            last_end = max(v[2][-1] for v in blocks.values())
+            if previous:
+                p_start, p_exit = previous
+                print(f"  launch {launch - 1} -> {launch}: period {(start - p_start) / 1e3:.1f} us; "
+                      f"last exit -> first entry {(entry - p_exit) / 1e3:+.2f} us, -> first start {(start - p_exit) / 1e3:+.2f} us")
+            previous = (start, exit_)
             t0 = min(v[2][0] for v in blocks.values())
             end = {b: v[2][-1] - t0 for b, v in blocks.items()}
             units = {b: v[1] for b, v in blocks.items()}
@@ -91,6 +109,8 @@ def main(path):
                 line += (f"; blocks' mean unit {min(later.values()) / 1e3:.2f}-{max(later.values()) / 1e3:.2f} us; "
                          f"list-scheduled end {est / 1e3:.1f} us ({(span - est) / span * 100:+.1f}%)")
                 per_launch.append({blocks[b][0]: later[b] for b in blocks})
+            line += (f"; entries spread {(max(v[3] for v in blocks.values()) - entry) / 1e3:.2f} us, entry -> first start "
+                     f"{(start - entry) / 1e3:.2f} us, last unit end -> last exit {(exit_ - last_end) / 1e3:.2f} us")
             print(line)
         speeds[row].append(per_launch)
     for row, procs in speeds.items():

@@ -501,6 +501,7 @@ struct sm90_tma_schedule {
   }
 
   template <class Op, class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params<Op>& pp) {
+    TESSEL_SM90_SPANNED(if (ctx.thread() == 0) sm90_spans::entry();)
     const typename Op::problem& p = pp.problem;
     char* arena = ctx.smem();
     char* smem = arena + ((1024 - (arch::shared_address(arena) & 1023)) & 1023);
@@ -613,7 +614,7 @@ struct sm90_tma_schedule {
     walker<Op> units = walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride);
     unit_of<Op> un;
     split_piece pc;
-    TESSEL_SM90_SPANNED(const bool spans = thread == 0; if (spans) sm90_spans::start(ctx.block_x());)
+    TESSEL_SM90_SPANNED(sm90_spans::rec spans; if (thread == 0) spans.start();)
     for (long long mine = 0; units.next(un, pc); ++mine) {
       const int steps = pc.k1 - pc.k0;
       if (alternating && mine % Consumers != me) {  // another consumer's: skip its stages in the ring
@@ -684,9 +685,10 @@ struct sm90_tma_schedule {
       TESSEL_SM90_TRACED(out.unit = int(mine);)
       if (un.store) Op::finish(u, out, st, p, un.w);
       TESSEL_SM90_TRACED(tr.at('F', int(mine), 0);)
-      TESSEL_SM90_SPANNED(if (spans) sm90_spans::unit_done(ctx.block_x(), mine);)
+      TESSEL_SM90_SPANNED(if (thread == 0) spans.unit_done();)
     }
     if (out.issuer) arch::bulk_wait<0>();  // every store of this block done before it exits
+    TESSEL_SM90_SPANNED(if (thread == 0) spans.exit();)
     TESSEL_SM90_TRACED(tr.end();)
   }
 };
