@@ -6,7 +6,8 @@ Input: the output of tessel-bench processes built with -DTESSEL_SM90_SPANS=N
 in ns at the block's kernel entry, when its first consumer thread began, when
 it had issued each unit's epilogue and when its last stores were done), one
 process per "tessel-bench gemm" header (a device.sh gvariants.txt works as it
-is). Run one GEMM type per process and --min-sample-ms large enough (e.g. 20)
+is), and "CLOCK launch block start c1 ... cn": the SM's clock64 beside the
+start and unit stamps. Run one GEMM type per process and --min-sample-ms large enough (e.g. 20)
 that launches N .. N + 3 run back to back. Per launch it prints:
   - the span from the first block's start to the last unit's end, and when the
     blocks that ran the most units and the others ended;
@@ -20,6 +21,8 @@ that launches N .. N + 3 run back to back. Per launch it prints:
     end to its exit), the time from the last exit to the next launch's first
     entry and from there to its first start (blocks entered before the
     previous launch ended give a negative entry gap: the dependent launch);
+  - per unit index (the block's 1st, 2nd, ... unit), the median over the
+    blocks of the unit's time, its SM cycles and the SM clock they imply;
 then, per row, how alike the SMs' speeds are from launch to launch (the
 correlation of the per-%smid mean unit times within a process and across
 processes) and the slowest and fastest SMs.
@@ -39,14 +42,18 @@ def processes(text):
         m = re.search(r"\n +(\d+) +(\S+) +(\S+) +(\S+)", chunk)
         row = " ".join(m.groups()) if m else "?"
         launches = defaultdict(dict)
+        clocks = defaultdict(dict)
         for line in chunk.splitlines():
+            if line.startswith("CLOCK "):
+                f = line.split()
+                clocks[int(f[1])][int(f[2])] = list(map(int, f[3:]))
             if line.startswith("SPAN "):
                 f = line.split()
                 launch, block, smid, units = map(int, f[1:5])
                 t = list(map(int, f[5:]))
                 launches[launch][block] = (smid, units, t[1:-1], t[0], t[-1])  # stamps from start, entry, exit
         if launches:
-            yield row, launches
+            yield row, launches, clocks
 
 
 def list_scheduled_end(first, mean, work):
@@ -73,7 +80,7 @@ def correlation(a, b):
 
 def main(path):
     speeds = defaultdict(list)  # row -> per process, per launch {smid: mean unit ns}
-    for proc, (row, launches) in enumerate(processes(open(path).read())):
+    for proc, (row, launches, clocks) in enumerate(processes(open(path).read())):
         print(f"== process {proc}: {row}")
         per_launch = []
         previous = None
@@ -112,6 +119,14 @@ def main(path):
             line += (f"; entries spread {(max(v[3] for v in blocks.values()) - entry) / 1e3:.2f} us, entry -> first start "
                      f"{(start - entry) / 1e3:.2f} us, last unit end -> last exit {(exit_ - last_end) / 1e3:.2f} us")
             print(line)
+            cyc = clocks.get(launch, {})
+            if cyc:
+                per = []
+                for i in range(most):
+                    ns = [dur[b][i] for b in blocks if units[b] > i and b in cyc]
+                    kc = [cyc[b][i + 1] - cyc[b][i] for b in blocks if units[b] > i and b in cyc]
+                    per.append(f"{st.median(ns) / 1e3:.1f}/{st.median(kc) / 1e3:.1f}/{st.median(c / n for c, n in zip(kc, ns)):.2f}")
+                print("    per unit index, medians (us / kcycles / GHz): " + " ".join(per))
         speeds[row].append(per_launch)
     for row, procs in speeds.items():
         within = [correlation(p[i], p[j]) for p in procs for i in range(len(p)) for j in range(i + 1, len(p))]

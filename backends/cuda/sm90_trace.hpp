@@ -50,14 +50,16 @@ static __global__ void dump() {
 // apart on the device, so run one GEMM type per process), every block's
 // thread 0 stamps %globaltimer at kernel entry and its first consumer thread
 // when its work starts, after each unit's epilogue is issued and once its
-// last stores are done. After launch N + 3 the launcher prints them
-// ("SPAN launch block smid units entry start t1 ... tn exit", nanoseconds;
-// bench/sm90_spans.py reads them).
+// last stores are done, and the SM's clock64 beside the start and unit
+// stamps. After launch N + 3 the launcher prints them ("SPAN launch block
+// smid units entry start t1 ... tn exit", nanoseconds; "CLOCK launch block
+// start c1 ... cn", SM cycles; bench/sm90_spans.py reads them).
 #ifdef TESSEL_SM90_SPANS
 #include <cstdio>
 namespace tessel::cuda::sm90_spans {
 constexpr int launches = 4, max_blocks = 264, max_units = 48;
 static __device__ unsigned long long stamp[launches][max_blocks][max_units + 3];
+static __device__ long long cycles[launches][max_blocks][max_units + 1];
 static __device__ unsigned sm[launches][max_blocks];
 static __device__ int count[launches][max_blocks];
 static __device__ unsigned long long entered[2];  // blocks entered so far: thread 0's count, the consumer's
@@ -85,10 +87,14 @@ struct rec {
   int s = -1, n = 0;
   __device__ void start() {
     s = slot_of(1);
-    if (s >= 0) stamp[s][blockIdx.x][1] = now();
+    if (s < 0) return;
+    stamp[s][blockIdx.x][1] = now();
+    cycles[s][blockIdx.x][0] = clock64();
   }
   __device__ void unit_done() {
-    if (s >= 0 && n < max_units) stamp[s][blockIdx.x][2 + n++] = now();
+    if (s < 0 || n >= max_units) return;
+    stamp[s][blockIdx.x][2 + n] = now();
+    cycles[s][blockIdx.x][1 + n++] = clock64();
   }
   __device__ void exit() {
     if (s < 0) return;
@@ -101,6 +107,8 @@ static __global__ void dump(int first, int blocks) {
     for (int b = 0; b < blocks && b < max_blocks; ++b) {
       printf("SPAN %d %d %u %d", first + s, b, sm[s][b], count[s][b]);
       for (int i = 0; i <= count[s][b] + 2; ++i) printf(" %llu", stamp[s][b][i]);
+      printf("\nCLOCK %d %d", first + s, b);
+      for (int i = 0; i <= count[s][b]; ++i) printf(" %lld", cycles[s][b][i]);
       printf("\n");
     }
 }
