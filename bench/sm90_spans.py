@@ -23,6 +23,8 @@ that launches N .. N + 3 run back to back. Per launch it prints:
     previous launch ended give a negative entry gap: the dependent launch);
   - per unit index (the block's 1st, 2nd, ... unit), the median over the
     blocks of the unit's time, its SM cycles and the SM clock they imply;
+    then the same over the steady units (the 2nd to the last but one): the
+    work a unit takes in cycles apart from the clock it ran at;
 then, per row, how alike the SMs' speeds are from launch to launch (the
 correlation of the per-%smid mean unit times within a process and across
 processes) and the slowest and fastest SMs.
@@ -37,10 +39,17 @@ from collections import defaultdict
 
 
 def processes(text):
-    """(row, {launch: {block: (smid, units, stamps)}}) per tessel-bench process."""
+    """(row, launches, clocks) per tessel-bench process; the row names its gvariants.txt section if any."""
+    text = "\n" + text
+    sections = [s.split("\n", 1) for s in text.split("\n## ")[1:]] if "\n## " in text else [["", text]]
+    for name, body in sections:
+        yield from section(body, f"[{name.strip()}] " if name.strip() else "")
+
+
+def section(text, label):
     for chunk in text.split("tessel-bench gemm —")[1:]:
         m = re.search(r"\n +(\d+) +(\S+) +(\S+) +(\S+)", chunk)
-        row = " ".join(m.groups()) if m else "?"
+        row = label + (" ".join(m.groups()) if m else "?")
         launches = defaultdict(dict)
         clocks = defaultdict(dict)
         for line in chunk.splitlines():
@@ -127,6 +136,12 @@ def main(path):
                     kc = [cyc[b][i + 1] - cyc[b][i] for b in blocks if units[b] > i and b in cyc]
                     per.append(f"{st.median(ns) / 1e3:.1f}/{st.median(kc) / 1e3:.1f}/{st.median(c / n for c, n in zip(kc, ns)):.2f}")
                 print("    per unit index, medians (us / kcycles / GHz): " + " ".join(per))
+                steady = [(cyc[b][i + 1] - cyc[b][i], dur[b][i]) for b in blocks if b in cyc
+                          for i in range(1, units[b] - 1)]  # past the first unit (cold) and before the last
+                if steady:
+                    print(f"    steady units (2nd to the last but one): median {st.median(c for c, _ in steady) / 1e3:.2f} "
+                          f"kcycles at {st.median(c / n for c, n in steady):.3f} GHz; busiest block "
+                          f"{max(cyc[b][-1] - cyc[b][0] for b in cyc) / 1e3:.0f} kcycles")
         speeds[row].append(per_launch)
     for row, procs in speeds.items():
         within = [correlation(p[i], p[j]) for p in procs for i in range(len(p)) for j in range(i + 1, len(p))]
