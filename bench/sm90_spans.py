@@ -7,8 +7,10 @@ in ns at the block's kernel entry, when its first consumer thread began, when
 it had issued each unit's epilogue and when its last stores were done), one
 process per "tessel-bench gemm" header (a device.sh gvariants.txt works as it
 is), and "CLOCK launch block start c1 ... cn": the SM's clock64 beside the
-start and unit stamps. Run one GEMM type per process and --min-sample-ms large enough (e.g. 20)
-that launches N .. N + 3 run back to back. Per launch it prints:
+start and unit stamps. Run one GEMM type per process and --min-sample-ms
+large enough (e.g. 20) that launches N .. N + 3 run back to back. Rows are
+named by their gvariants.txt variant (its rounds together). Per launch it
+prints:
   - the span from the first block's start to the last unit's end, and when the
     blocks that ran the most units and the others ended;
   - the median unit time, the first unit's, and the spread of the blocks' mean
@@ -39,11 +41,12 @@ from collections import defaultdict
 
 
 def processes(text):
-    """(row, launches, clocks) per tessel-bench process; the row names its gvariants.txt section if any."""
+    """(row, launches, clocks) per tessel-bench process; the row names its gvariants.txt variant if any."""
     text = "\n" + text
     sections = [s.split("\n", 1) for s in text.split("\n## ")[1:]] if "\n## " in text else [["", text]]
     for name, body in sections:
-        yield from section(body, f"[{name.strip()}] " if name.strip() else "")
+        variant = re.sub(r"^gvariant_|_\d+\.txt$", "", name.strip())  # gvariant_NAME_ROUND.txt -> NAME
+        yield from section(body, f"[{variant}] " if variant else "")
 
 
 def section(text, label):
@@ -103,15 +106,14 @@ def main(path):
                 print(f"  launch {launch - 1} -> {launch}: period {(start - p_start) / 1e3:.1f} us; "
                       f"last exit -> first entry {(entry - p_exit) / 1e3:+.2f} us, -> first start {(start - p_exit) / 1e3:+.2f} us")
             previous = (start, exit_)
-            t0 = min(v[2][0] for v in blocks.values())
-            end = {b: v[2][-1] - t0 for b, v in blocks.items()}
+            end = {b: v[2][-1] - start for b, v in blocks.items()}
             units = {b: v[1] for b, v in blocks.items()}
             most = max(units.values())
             top = [end[b] for b in blocks if units[b] == most]
             rest = [end[b] for b in blocks if units[b] < most]
             dur = {b: [v[2][i + 1] - v[2][i] for i in range(v[1])] for b, v in blocks.items()}
             later = {b: st.mean(d[1:]) for b, d in dur.items() if len(d) > 1}
-            first = {b: v[2][1] - t0 for b, v in blocks.items() if v[1] > 0}  # when each block ended its first unit
+            first = {b: v[2][1] - start for b, v in blocks.items() if v[1] > 0}  # when each block ended its first unit
             span = max(end.values())
             line = (f"  launch {launch}: {sum(units.values())} units, span {span / 1e3:.1f} us; "
                     f"{len(top)} blocks of {most} units end {min(top) / 1e3:.1f}-{max(top) / 1e3:.1f}")
