@@ -321,6 +321,7 @@ void launch(const launch_shape& shape, const Params& params, cudaStream_t stream
       check(e, "kernel launch with its workspace (cudaMemsetAsync, cudaLaunchKernelEx)", run);
       check(f, "cudaFreeAsync (the schedule's workspace)", run);
       TESSEL_SM90_TRACED(sm90_trace::dump<<<1, 1, 0, stream>>>();)
+      TESSEL_SM90_SPANNED(if (shape.persistent) sm90_spans::after_launch(stream, run.grid_x);)
       return;
     }
   }
