@@ -75,11 +75,8 @@ struct sm90_tma_gemm_config {
   using schedule = sm90_tma_schedule<Stages, Consumers, Cluster, EpilogueKiB, true, Split, PlainStore>;
   static constexpr int BM = BM_, BN = BN_, BK = BK_, warps_m = Alternating ? 1 : Consumers, warps_n = 1;
   static constexpr int stages = Stages;
-  // K-contiguous tiles in lines of BK elements up to 64 (128 bytes: BK = 32
-  // takes the 64-byte swizzle); M/N-contiguous ones in 128-byte lines.
-  static constexpr int k_line_bytes = BK_ >= 64 ? 128 : 2 * BK_;
-  template <bool KContiguous> using layout_a = swizzled<BM, BK, KContiguous, KContiguous ? k_line_bytes : 128>;
-  template <bool NContiguous> using layout_b = swizzled<BK, BN, NContiguous, NContiguous ? 128 : k_line_bytes>;
+  template <bool KContiguous> using layout_a = swizzle128<BM, BK, KContiguous>;
+  template <bool NContiguous> using layout_b = swizzle128<BK, BN, NContiguous>;
 };
 // bf16 / fp16: 128 × 256 × 64 blocks, a producer warpgroup and 2 consumer
 // warpgroups, each owning 64 × 256 of C in one m64n256k16 accumulator (128 fp32

@@ -76,7 +76,7 @@
 // records its loads, waits, retires, epilogues and each epilogue round (sm90_trace.hpp).
 //
 // Operands are read through tensor maps built by prepare() on the host
-// (tensor_map.hpp): their shared tiles must be swizzled tiles (swizzle.hpp) of 16-bit
+// (tensor_map.hpp): their shared tiles must be swizzle128 tiles of 16-bit
 // elements; rows and columns outside a matrix arrive as zeros (the masked
 // edge). The dispatcher uses this schedule only where tma_compatible holds.
 #pragma once
@@ -204,13 +204,12 @@ struct sm90_tma_schedule {
   // an odd number of 64-element panels), so its boxes are half as tall.
   template <class Op, int I>
   static constexpr bool split_outer = Cluster > 1 && I == paired_operand_of<Op>::value &&
-                                      (Op::template operand_tile<I>::layout::inner /
-                                       Op::template operand_tile<I>::layout::line) % 2 != 0;
+                                      (Op::template operand_tile<I>::layout::inner / 64) % 2 != 0;
   template <class Op, int I> static void fill_map(params<Op>& pp, const typename Op::problem& p) {
     using L = typename Op::template operand_tile<I>::layout;
     const auto g = Op::template operand<I>(p);
     pp.maps[I] = make_tensor_map(g.matrix, g.layer_stride, g.layers, split_outer<Op, I> ? L::outer / 2 : L::outer,
-                                 grouped_layers_of<Op>::value, g.group_stride, g.groups, L::line_bytes);
+                                 grouped_layers_of<Op>::value, g.group_stride, g.groups);
     pp.layers[I] = g.layers;
     pp.layered[I] = g.layer_stride != 0;
     pp.grouped[I] = g.group_stride != 0;
@@ -291,8 +290,8 @@ struct sm90_tma_schedule {
     pp.partials = reinterpret_cast<float*>(static_cast<char*>(ws) + flag_bytes(grid));
   }
 
-  // The producer's loader: one TMA copy per panel (one line of inner
-  // elements × its lines) of a swizzled tile. The paired operand of a cluster pair goes in two halves (of its
+  // The producer's loader: one TMA copy per 64-element panel of a swizzle128
+  // tile. The paired operand of a cluster pair goes in two halves (of its
   // panels, or of each panel's lines): with `multicast`, this block copies
   // half `rank` into both blocks; else both halves into its own stage.
   template <class Op> struct tma_loader {
@@ -300,37 +299,36 @@ struct sm90_tma_schedule {
     std::uint32_t bar;
     int rank;
     bool multicast;
-    template <int I, class T, int R, int C, bool CC, int LineBytes, class Src>
-    TESSEL_DEVICE void copy(st<T, swizzled<R, C, CC, LineBytes>> dst, const gmatrix<Src>&, int row0, int col0,
-                            int layer) {
-      using L = swizzled<R, C, CC, LineBytes>;
-      constexpr int panels = L::inner / L::line, line_bytes = LineBytes, E = L::line;
+    template <int I, class T, int R, int C, bool CC, class Src>
+    TESSEL_DEVICE void copy(st<T, swizzle128<R, C, CC>> dst, const gmatrix<Src>&, int row0, int col0, int layer) {
+      using L = swizzle128<R, C, CC>;
+      constexpr int panels = L::inner / 64, line_bytes = 64 * 2;
       const int inner0 = CC ? col0 : row0, outer0 = CC ? row0 : col0;
       const std::uint32_t base = arch::shared_address(dst.data);
       const int z = pp.layered[I] ? layer : 0;
       if constexpr (grouped_layers_of<Op>::value) {  // 4-D map: (entry, group) of the layer
         const int entry = pp.layered[I] ? layer % pp.layers[I] : 0, group = pp.grouped[I] ? layer / pp.layers[I] : 0;
         TESSEL_UNROLL for (int panel = 0; panel < panels; ++panel)
-          arch::tma_load_4d(base + panel * L::outer * line_bytes, &pp.maps[I], inner0 + E * panel, outer0, entry, group,
+          arch::tma_load_4d(base + panel * L::outer * line_bytes, &pp.maps[I], inner0 + 64 * panel, outer0, entry, group,
                             bar);
       } else if constexpr (Cluster > 1 && I == paired_operand_of<Op>::value) {
         constexpr bool by_lines = split_outer<Op, I>;
         constexpr int half_panels = by_lines ? panels : panels / 2, half_lines = by_lines ? L::outer / 2 : L::outer;
-        static_assert(!by_lines || half_lines % 8 == 0, "tma_loader: half a tile keeps whole 8-line swizzle atoms");
+        static_assert(!by_lines || half_lines % 8 == 0, "tma_loader: half a tile keeps whole 1024-byte swizzle rows");
         TESSEL_UNROLL for (int h = 0; h < 2; ++h) {
           if (multicast && h != rank) continue;
           TESSEL_UNROLL for (int q = 0; q < half_panels; ++q) {
             const int panel = by_lines ? q : h * half_panels + q, line = by_lines ? h * half_lines : 0;
             const std::uint32_t to = base + (panel * L::outer + line) * line_bytes;
             if (multicast)
-              arch::tma_load_3d_multicast(to, &pp.maps[I], inner0 + E * panel, outer0 + line, z, bar, 0x3);
+              arch::tma_load_3d_multicast(to, &pp.maps[I], inner0 + 64 * panel, outer0 + line, z, bar, 0x3);
             else
-              arch::tma_load_3d(to, &pp.maps[I], inner0 + E * panel, outer0 + line, z, bar);
+              arch::tma_load_3d(to, &pp.maps[I], inner0 + 64 * panel, outer0 + line, z, bar);
           }
         }
       } else {
         TESSEL_UNROLL for (int panel = 0; panel < panels; ++panel)
-          arch::tma_load_3d(base + panel * L::outer * line_bytes, &pp.maps[I], inner0 + E * panel, outer0, z, bar);
+          arch::tma_load_3d(base + panel * L::outer * line_bytes, &pp.maps[I], inner0 + 64 * panel, outer0, z, bar);
       }
     }
   };

@@ -3,8 +3,8 @@
 // A copy engine reads (writes) a matrix through a tensor map: the matrix as a 3-D tensor
 // (inner = its contiguous dimension, outer = the other, layers = batch entries),
 // or a 4-D one whose layers come in groups (attention: heads of batch entries)
-// and the box one copy moves: one line of inner elements, 128 or 64 bytes (the
-// swizzle of that width, as swizzle.hpp's tiles) × `box_outer` lines × 1 layer. The encoder is a
+// and the box one copy moves: 128 bytes of inner elements (the 128-byte
+// swizzle of swizzle128 tiles) × `box_outer` lines × 1 layer. The encoder is a
 // driver function; tessel reaches it through the runtime's driver entry point
 // at run time, so the build needs the toolkit's headers only, not libcuda.
 // Preconditions (tma_compatible): base address and every stride 16-byte
@@ -53,14 +53,13 @@ bool tma_compatible(const gmatrix<T>& m, std::int64_t layer_stride, std::int64_t
 }
 
 // The map of a matrix of bf16, fp16 or fp32 with `layers` entries
-// `layer_stride` elements apart (0: one shared entry), boxes of line_bytes
-// (128 or 64) × box_outer lines in the swizzle of that width, zeros
+// `layer_stride` elements apart (0: one shared entry), boxes of
+// 128 bytes (64 or 32 elements) × box_outer lines, 128-byte swizzle, zeros
 // outside (reads) / clipped (writes). Grouped (a 4-D map): the layers come in
 // `groups` of `layers`, groups `group_stride` elements apart (0: one shared group).
 template <class T>
 CUtensorMap make_tensor_map(const gmatrix<T>& m, std::int64_t layer_stride, int layers, int box_outer,
-                            bool grouped = false, std::int64_t group_stride = 0, int groups = 1,
-                            int line_bytes = 128) {
+                            bool grouped = false, std::int64_t group_stride = 0, int groups = 1) {
   using E = std::remove_const_t<T>;
   static_assert(sizeof(E) == 2 || sizeof(E) == 4, "make_tensor_map: bf16, fp16 or fp32 elements");
   constexpr std::uint64_t size = sizeof(E);
@@ -75,17 +74,14 @@ CUtensorMap make_tensor_map(const gmatrix<T>& m, std::int64_t layer_stride, int 
       layer_stride == 0 ? std::uint64_t(lead) * size * outer : std::uint64_t(layer_stride) * size;
   const std::uint64_t group_bytes = group_stride == 0 ? layer_bytes * n_layers : std::uint64_t(group_stride) * size;
   const cuuint64_t strides[3] = {std::uint64_t(lead) * size, (layer_bytes + 15) / 16 * 16, (group_bytes + 15) / 16 * 16};
-  if (line_bytes != 128 && line_bytes != 64)
-    throw Error("tessel cuda backend: make_tensor_map: line_bytes must be 128 or 64, got " + std::to_string(line_bytes));
-  const cuuint32_t box[4] = {cuuint32_t(line_bytes / size), cuuint32_t(box_outer), 1, 1};
+  const cuuint32_t box[4] = {cuuint32_t(128 / size), cuuint32_t(box_outer), 1, 1};
   const cuuint32_t element_strides[4] = {1, 1, 1, 1};
   const CUtensorMapDataType type = std::is_same_v<E, bf16>   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                    : std::is_same_v<E, fp16> ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                                              : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   CUtensorMap map{};
   const CUresult r = encode_tiled()(&map, type, grouped ? 4 : 3, const_cast<void*>(static_cast<const void*>(m.ptr)), dims, strides,
-                                    box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                    line_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
+                                    box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw Error("tessel cuda backend: cuTensorMapEncodeTiled failed (CUresult " + std::to_string(int(r)) + ") for a " +

@@ -7,12 +7,10 @@
 // issue together one wgmma.m64nNk16 per 16-wide K slice. The wgmma D fragment
 // of warp w is the mma_m16n8k16 C fragment of its 16 rows (arch/wgmma.hpp), so
 // the accumulator tile is the same register tile the sm80 path fills.
-//   shared × shared: A and B straight from swizzled tiles (swizzle.hpp)
-//     through descriptors — the layout is wgmma's swizzle of the tile's line
-//     width (the group-scope atom below takes 128 and 64 bytes for K-major
-//     tiles, 128 for M/N-major ones; the warp form, swizzle128 only):
-//       K-major tile (lines along K): 128 (64) B per line, 8-line atoms 1024
-//         (512) B apart (SBO), K beyond a line in the next panel;
+//   shared × shared: A and B straight from swizzle128 tiles through
+//     descriptors — the layout is wgmma's 128-byte swizzle:
+//       K-major tile (lines along K): 128 B per line, 8-line atoms 1024 B
+//         apart (SBO), K beyond 64 in the next panel;
 //       MN-major tile (lines along M or N): 64-element panels LBO apart,
 //         8-line K groups 1024 B apart (SBO).
 //   registers × shared: A held by each warp as its 16 rows
@@ -64,41 +62,33 @@ template <class Tile> TESSEL_DEVICE void fence_tile(Tile& c) {
 }
 
 // Descriptor of K slice ks (16 wide, starting at k element 16·ks) of a
-// swizzled operand tile (swizzle.hpp) of LineBytes lines. KMajor: lines run
-// along K (Lines = the M or N extent, one line each, first line `line0`), K
-// beyond a line in the next panel; else lines run along M/N in 64-wide panels
-// (128-byte lines only) of `K` lines (panel index `panel0` = first M/N / 64).
-// Atoms of 8 lines lie 8·LineBytes apart (SBO).
-template <int Lines, int K, bool KMajor, class T, int LineBytes = 128>
+// swizzle128 operand tile. KMajor: lines run along K (Lines = the M or N
+// extent, one 128-byte line each, first line `line0`); else lines run along
+// M/N in 64-wide panels of `K` lines (panel index `panel0` = first M/N / 64).
+template <int Lines, int K, bool KMajor, class T>
 TESSEL_HOST_DEVICE constexpr std::uint64_t operand_descriptor(std::uint32_t base, int line0, int ks) {
-  static_assert(KMajor || LineBytes == 128, "operand_descriptor: M/N-major tiles in 128-byte lines only");
-  constexpr std::uint32_t atom = 8 * LineBytes;
   if constexpr (KMajor) {
-    constexpr int slices = LineBytes / 32;                 // 16-element K slices per line
-    constexpr std::uint32_t panel = Lines * LineBytes;     // one line of K elements × Lines lines
-    return arch::smem_descriptor<LineBytes>(base + panel * (ks / slices) + LineBytes * line0 + 32 * (ks % slices), 16,
-                                            atom);
+    constexpr std::uint32_t panel = Lines * 128;  // 64 K-elements × Lines lines
+    return arch::smem_descriptor_sw128(base + panel * (ks / 4) + 128 * line0 + 32 * (ks % 4), 16, 1024);
   } else {
     constexpr std::uint32_t panel = K * 64 * sizeof(T);  // 64 M/N elements × K lines
-    return arch::smem_descriptor<LineBytes>(base + panel * (line0 / 64) + 2048 * ks, panel, atom);
+    return arch::smem_descriptor_sw128(base + panel * (line0 / 64) + 2048 * ks, panel, 1024);
   }
 }
 
 // operand_descriptor(base, line0 + extra, ks) − operand_descriptor(base, line0, 0),
 // a constant: line0 and extra are multiples of 64 where !KMajor, and a shared
 // address stays below 2^18, so the 14-bit address field adds without carrying
-// (smem_descriptor). One descriptor per operand and call, the others by
+// (smem_descriptor_sw128). One descriptor per operand and call, the others by
 // an add: ptxas then issues each wgmma after an add instead of recomputing
 // (mask, shift, or) its descriptors from the address.
-template <int Lines, int K, bool KMajor, class T, int LineBytes = 128>
+template <int Lines, int K, bool KMajor, class T>
 TESSEL_HOST_DEVICE constexpr std::uint64_t descriptor_step(int extra, int ks) {
   using u32 = std::uint32_t;
-  if constexpr (KMajor) {
-    constexpr u32 slices = LineBytes / 32;
-    return std::uint64_t((u32(Lines) * LineBytes * (u32(ks) / slices) + LineBytes * u32(extra) + 32 * (u32(ks) % slices)) >> 4);
-  } else {
+  if constexpr (KMajor)
+    return std::uint64_t((u32(Lines) * 128 * u32(ks / 4) + 128 * u32(extra) + 32 * u32(ks % 4)) >> 4);
+  else
     return std::uint64_t((u32(K * 64 * sizeof(T)) * u32(extra / 64) + 2048 * u32(ks)) >> 4);
-  }
 }
 
 // A descriptor moved on by descriptor_step: the add stays in its low word.
@@ -109,16 +99,15 @@ TESSEL_HOST_DEVICE constexpr std::uint64_t descriptor_plus(std::uint64_t d, std:
 // K at the top of shared memory (the largest addresses a block can have), for
 // every first line (a multiple of 64) and K slice; checked at compile time by
 // each mma instantiation.
-template <int Lines, int K, bool KMajor, class T, int LineBytes = 128>
-TESSEL_HOST_DEVICE constexpr bool descriptor_steps_agree() {
+template <int Lines, int K, bool KMajor, class T> TESSEL_HOST_DEVICE constexpr bool descriptor_steps_agree() {
   constexpr std::uint32_t bytes = std::uint32_t(Lines) * K * sizeof(T), top = 232448;  // 227 KiB
   static_assert(bytes <= top, "descriptor_steps_agree: the tile does not fit in shared memory");
   constexpr std::uint32_t base = (top - bytes) / 1024 * 1024;
   for (int line0 = 0; line0 < Lines; line0 += 64)
     for (int ks = 0; ks < K / 16; ++ks)
-      if (descriptor_plus(operand_descriptor<Lines, K, KMajor, T, LineBytes>(base, 0, 0),
-                          descriptor_step<Lines, K, KMajor, T, LineBytes>(line0, ks)) !=
-          operand_descriptor<Lines, K, KMajor, T, LineBytes>(base, line0, ks))
+      if (descriptor_plus(operand_descriptor<Lines, K, KMajor, T>(base, 0, 0),
+                          descriptor_step<Lines, K, KMajor, T>(line0, ks)) !=
+          operand_descriptor<Lines, K, KMajor, T>(base, line0, ks))
         return false;
   return true;
 }
@@ -126,25 +115,23 @@ TESSEL_HOST_DEVICE constexpr bool descriptor_steps_agree() {
 // A shared × shared wgmma step's view of its operand tiles: the descriptors
 // of A's rows a_row0 .. and B's columns b_col0 .. at K slice 0; those of every
 // other 64-row tile, column group and K slice are these plus a constant
-// (descriptor_step). Built from the tiles' addresses alone. LA, LB: the
-// tiles' line bytes (swizzle.hpp).
-template <class T, int BM, int BK, bool AK, int BN, bool BNC, int LA = 128, int LB = 128> struct ss_operands {
+// (descriptor_step). Built from the tiles' addresses alone.
+template <class T, int BM, int BK, bool AK, int BN, bool BNC> struct ss_operands {
   static_assert(BK % 16 == 0, "mma: A's K must equal B's K, a multiple of 16");
   static_assert(BM % 64 == 0 && BN % 64 == 0, "mma: wgmma tiles are 64-row and 64-column aligned");
-  static_assert(descriptor_steps_agree<BM, BK, AK, T, LA>() && descriptor_steps_agree<BN, BK, !BNC, T, LB>(),
+  static_assert(descriptor_steps_agree<BM, BK, AK, T>() && descriptor_steps_agree<BN, BK, !BNC, T>(),
                 "mma: a descriptor moved on by an add must be the one computed from its address");
   std::uint64_t a, b;
 };
-template <class T, int BM, int BK, bool AK, int LA, int BK2, int BN, bool BNC, int LB>
-TESSEL_DEVICE ss_operands<T, BM, BK, AK, BN, BNC, LA, LB> ss_operands_at(st<T, swizzled<BM, BK, AK, LA>> a,
-                                                                          st<T, swizzled<BK2, BN, BNC, LB>> b,
-                                                                          int a_row0, int b_col0) {
+template <class T, int BM, int BK, bool AK, int BK2, int BN, bool BNC>
+TESSEL_DEVICE ss_operands<T, BM, BK, AK, BN, BNC> ss_operands_at(st<T, swizzle128<BM, BK, AK>> a,
+                                                                  st<T, swizzle128<BK2, BN, BNC>> b, int a_row0,
+                                                                  int b_col0) {
   static_assert(BK == BK2, "mma: A's K must equal B's K, a multiple of 16");
   const std::uint32_t sa = arch::shared_address(a.data), sb = arch::shared_address(b.data);
   // The stage's part (uniform) and the unit's (a_row0, b_col0: the same every step) apart.
-  return {descriptor_plus(operand_descriptor<BM, BK, AK, T, LA>(sa, 0, 0), descriptor_step<BM, BK, AK, T, LA>(a_row0, 0)),
-          descriptor_plus(operand_descriptor<BN, BK, !BNC, T, LB>(sb, 0, 0),
-                          descriptor_step<BN, BK, !BNC, T, LB>(b_col0, 0))};
+  return {descriptor_plus(operand_descriptor<BM, BK, AK, T>(sa, 0, 0), descriptor_step<BM, BK, AK, T>(a_row0, 0)),
+          descriptor_plus(operand_descriptor<BN, BK, !BNC, T>(sb, 0, 0), descriptor_step<BN, BK, !BNC, T>(b_col0, 0))};
 }
 
 // The accumulator as the instruction's array, fenced so that no access to it
@@ -189,9 +176,9 @@ struct sm90_tile_ops : sm80_tile_ops {
   // (sm90_detail::wgmma_width: adjacent atom tiles of a row are one wider
   // instruction, m64n128 for two n64 tiles), all in one commit group. Returns
   // with them in flight: mma_wait<n>(c) retires them.
-  template <class U, class T, int N, int TM, int TN, int BM, int BK, bool AK, int LA, int BK2, int BN, bool BNC, int LB>
-  TESSEL_DEVICE static void mma(U& u, rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& c, st<T, swizzled<BM, BK, AK, LA>> a,
-                                st<T, swizzled<BK2, BN, BNC, LB>> b, int a_row0, int b_col0, bool accumulate = true) {
+  template <class U, class T, int N, int TM, int TN, int BM, int BK, bool AK, int BK2, int BN, bool BNC>
+  TESSEL_DEVICE static void mma(U& u, rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& c, st<T, swizzle128<BM, BK, AK>> a,
+                                st<T, swizzle128<BK2, BN, BNC>> b, int a_row0, int b_col0, bool accumulate = true) {
     mma(u, c, sm90_detail::ss_operands_at(a, b, a_row0, b_col0), accumulate);
   }
   // The same in two parts (core/tile_ops.hpp's optional mma_operands): the
@@ -199,19 +186,18 @@ struct sm90_tile_ops : sm80_tile_ops {
   // (a schedule builds them before waiting for the stage: none of their
   // arithmetic is left between the stage's arrival and its first wgmma); then
   // the wgmmas from them.
-  template <class T, int N, int TM, int TN, int BM, int BK, bool AK, int LA, int BK2, int BN, bool BNC, int LB>
-  TESSEL_DEVICE static sm90_detail::ss_operands<T, BM, BK, AK, BN, BNC, LA, LB> mma_operands(
-      const rt<wgmma_m64k16<T, N>, operand::c, TM, TN>&, st<T, swizzled<BM, BK, AK, LA>> a,
-      st<T, swizzled<BK2, BN, BNC, LB>> b, int a_row0, int b_col0) {
+  template <class T, int N, int TM, int TN, int BM, int BK, bool AK, int BK2, int BN, bool BNC>
+  TESSEL_DEVICE static sm90_detail::ss_operands<T, BM, BK, AK, BN, BNC> mma_operands(
+      const rt<wgmma_m64k16<T, N>, operand::c, TM, TN>&, st<T, swizzle128<BM, BK, AK>> a,
+      st<T, swizzle128<BK2, BN, BNC>> b, int a_row0, int b_col0) {
     auto o = sm90_detail::ss_operands_at(a, b, a_row0, b_col0);
     arch::fence_register(o.a);
     arch::fence_register(o.b);
     return o;
   }
-  template <class U, class T, int N, int TM, int TN, int BM, int BK, bool AK, int BN, bool BNC, int LA, int LB>
+  template <class U, class T, int N, int TM, int TN, int BM, int BK, bool AK, int BN, bool BNC>
   TESSEL_DEVICE static void mma(U& /*u*/, rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& c,
-                                const sm90_detail::ss_operands<T, BM, BK, AK, BN, BNC, LA, LB>& o,
-                                bool accumulate = true) {
+                                const sm90_detail::ss_operands<T, BM, BK, AK, BN, BNC>& o, bool accumulate = true) {
     static_assert(U::lanes == 128, "mma: the wgmma atom runs on a group_scope<4> unit");
     static_assert(N % 64 == 0, "mma: wgmma tiles are 64-row and 64-column aligned");
     constexpr int W = sm90_detail::wgmma_width<N, TN>, per = W / N;
@@ -221,9 +207,9 @@ struct sm90_tile_ops : sm80_tile_ops {
       TESSEL_UNROLL for (int i = 0; i < TM; ++i)
         TESSEL_UNROLL for (int j = 0; j < TN; j += per) {
           const std::uint64_t da =
-              sm90_detail::descriptor_plus(o.a, sm90_detail::descriptor_step<BM, BK, AK, T, LA>(64 * i, ks));
+              sm90_detail::descriptor_plus(o.a, sm90_detail::descriptor_step<BM, BK, AK, T>(64 * i, ks));
           const std::uint64_t db =
-              sm90_detail::descriptor_plus(o.b, sm90_detail::descriptor_step<BN, BK, !BNC, T, LB>(N * j, ks));
+              sm90_detail::descriptor_plus(o.b, sm90_detail::descriptor_step<BN, BK, !BNC, T>(N * j, ks));
           arch::wgmma_ss<AK ? 0 : 1, BNC ? 1 : 0>(sm90_detail::wide<W>(c.frag[i][j]), da, db, T{},
                                                   ks == 0 ? int(accumulate) : 1);
         }

@@ -78,17 +78,13 @@ TESSEL_DEVICE void fence_register(std::uint64_t& r) {
 #endif
 }
 
-// A shared-memory matrix descriptor for a swizzled layout of LineBytes = 128,
-// 64 or 32 byte lines (swizzle.hpp: address bits 4.. xor 7.. within atoms of 8
-// lines): start address, leading and stride byte offsets (>> 4), swizzle mode
-// in bits 62..63 (1: 128-byte, 2: 64-byte, 3: 32-byte).
-template <int LineBytes>
-TESSEL_HOST_DEVICE constexpr std::uint64_t smem_descriptor(std::uint32_t smem_addr, std::uint32_t lead_bytes,
-                                                           std::uint32_t stride_bytes) {
-  static_assert(LineBytes == 128 || LineBytes == 64 || LineBytes == 32, "smem_descriptor: 128, 64 or 32-byte swizzle");
-  constexpr std::uint64_t mode = LineBytes == 128 ? 1 : LineBytes == 64 ? 2 : 3;
+// A shared-memory matrix descriptor for the 128-byte swizzle (address bits
+// 4..6 xor 7..9 within 1024-byte aligned atoms): start address, leading and
+// stride byte offsets (>> 4), layout type 1 = 128B swizzle (bits 62..63).
+TESSEL_HOST_DEVICE constexpr std::uint64_t smem_descriptor_sw128(std::uint32_t smem_addr, std::uint32_t lead_bytes,
+                                                                 std::uint32_t stride_bytes) {
   return std::uint64_t((smem_addr & 0x3ffffu) >> 4) | (std::uint64_t((lead_bytes >> 4) & 0x3fffu) << 16) |
-         (std::uint64_t((stride_bytes >> 4) & 0x3fffu) << 32) | (mode << 62);
+         (std::uint64_t((stride_bytes >> 4) & 0x3fffu) << 32) | (std::uint64_t(1) << 62);
 }
 
 // The wgmma instructions, for N = 64, 128, 256 (accumulator d of N/2 fp32
