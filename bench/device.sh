@@ -16,7 +16,7 @@
 # TESSEL_PROBE_MODE (the probe's mode in the bench step: full or quick),
 # TESSEL_SANITIZE_SCOPE (gemm: skip the attention sanitizer runs; attention: only those; launch: the
 # dependent-launch tests under the three tools and the GEMM tests under memcheck).
-# Steps: build test sanitize bench odd gvariants parts l2sides ncu trace variants clock attention python (see each below).
+# Steps: build test sanitize bench odd gvariants parts l2sides ncu l2req trace variants clock attention python (see each below).
 # The test step also reruns the GEMM and attention tests with TESSEL_CUDA_POLICY=sm80, and the GEMM
 # tests with TESSEL_CUDA_REPACK=never (no aligned copies of misaligned matrices: backends/cuda/operand_copy.hpp).
 set -uo pipefail
@@ -362,6 +362,41 @@ step_ncu() {
   done
 }
 
+# ---- 4c. the L2 request coalescer (LRC) beside cuBLAS: read sectors the SMs ask for, those the LRC
+# merged (hardware: the same sectors asked for at once by several SMs; programmatic: TMA multicast) and
+# those it sends on, with the clock and SM cycles. For each binary (the build's tessel-bench as "base",
+# and every gemm variant the gvariants or parts step built, or those TESSEL_L2REQ_VARIANTS names) and
+# each '|'-separated tessel-bench row of TESSEL_L2REQ_ROWS (default: the fp32-C batch and 4096³):
+# ncu_l2req.txt, per kernel name (tessel's and cuBLAS's), 8 launches.
+step_l2req() {
+  local mets="gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__cycles_active.avg,dram__bytes_read.sum,lts__t_bytes.sum"
+  mets+=",lrc__request_sectors_op_read_coalescable.sum,lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum"
+  mets+=",lrc__lrc2xbar_sectors_op_read.sum,lrc__lrc2xbar_sectors_op_read_coalescing_achieved_type_programmatic.sum"
+  mets+=",lrc__lrc2xbar_cycles_active.sum,lrc__lrc2xbar_cycles_stalled.sum"
+  local rows_spec=${TESSEL_L2REQ_ROWS:-"--dtype bf16 --out f32 --batch 16 --shapes 2048|--dtype bf16 --out input --shapes 4096"}
+  local bins=() name row dir spec l2rows
+  [ -x "$build/tools/tessel-bench" ] && bins=("base=$build/tools/tessel-bench")
+  for dir in "$root"/build-gvariant-*; do
+    name=${dir##*/build-gvariant-}
+    [ -x "$dir/tools/tessel-bench" ] || continue
+    [ -z "${TESSEL_L2REQ_VARIANTS:-}" ] || [[ " $TESSEL_L2REQ_VARIANTS " == *" $name "* ]] || continue
+    bins+=("$name=$dir/tools/tessel-bench")
+  done
+  [ ${#bins[@]} -gt 0 ] || { note "l2req: no tessel-bench built"; return; }
+  IFS='|' read -r -a l2rows <<<"$rows_spec"
+  for spec in "${bins[@]}"; do
+    for row in "${l2rows[@]}"; do
+      [ -n "$row" ] || continue
+      echo "## ${spec%%=*} $row" >>"$OUT/ncu_l2req.txt"
+      # shellcheck disable=SC2086
+      timeout 150 ncu --clock-control none --kernel-name-base mangled -k "regex:sm90_tma_schedule|nvjet|xmma|cutlass" -c 8 \
+        --print-summary per-kernel --metrics "$mets" "${spec#*=}" gemm $row --repeat 1 2>&1 |
+        grep -E "Invocations|^    [a-z0-9_]+__" >>"$OUT/ncu_l2req.txt"
+      note "l2req ${spec%%=*} ($row): rc=${PIPESTATUS[0]}"
+    done
+  done
+}
+
 # ---- 5. attention vs PyTorch SDPA (flash, cuDNN), same inputs, same process ----
 # Tuning variants (TESSEL_DEVICE_VARIANTS="name:-DFLAG=1 -DOTHER=2;name2@SRC:..."):
 # each is libtessel_c.so (the C ABI) built with those CUDA flags, timed as one
@@ -462,8 +497,8 @@ step_python() {
 
 for s in $steps; do
   case $s in
-    build | test | sanitize | bench | odd | gvariants | parts | l2sides | ncu | trace | variants | clock | attention | python) "step_$s" ;;
-    *) note "unknown step '$s' (expected build, test, sanitize, bench, odd, gvariants, parts, l2sides, ncu, trace, variants, clock, attention, python)" ;;
+    build | test | sanitize | bench | odd | gvariants | parts | l2sides | ncu | l2req | trace | variants | clock | attention | python) "step_$s" ;;
+    *) note "unknown step '$s' (expected build, test, sanitize, bench, odd, gvariants, parts, l2sides, ncu, l2req, trace, variants, clock, attention, python)" ;;
   esac
 done
 # At most 8 files come back: the logs travel as one archive, the ncu reports as another.

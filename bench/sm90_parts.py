@@ -26,6 +26,17 @@ of the tree (no build folders, .git, .devdeps or bench/results) with its edits:
            blocks are placed; by %smid, so only for timing on the GPU that
            wrote the table (a block that lands elsewhere computes a wrong tile,
            which tessel-bench reports); correct C.
+  wavesync — not a removal: each block's producer waits, before each work
+           unit after its first, until every block of the grid has reached
+           that unit (a counter in global memory per group, never reset: a
+           block's ticket says its generation; blocks with fewer units arrive
+           without waiting at the end), so that blocks reading the same tiles
+           issue their copies together and the L2 request coalescer merges
+           them; only for a grid of 132 single blocks (the H100's persistent
+           grid; else it does nothing); correct C.
+  quadsync — the same in groups of 4 consecutive blocks (their units are 4
+           consecutive tiles, which share B's tile under the raster). The
+           two sync parts do not combine with each other.
 Parts combine with '+': `nomma+pairs` is the loads alone on cluster pairs
 (written to DEST/nomma_pairs, named nomma_pairs). The removals' C is wrong (tessel-bench prints FAIL): they are for timing only, as the
 device step `parts` does (bench/device.sh). Each edit must match the source
@@ -90,8 +101,38 @@ ORDER = [
     }
 """),
 ]
+# wavesync / quadsync: the producer's unit loop, with a group barrier in global memory before each unit after the first.
+SYNC_HELPER = (SCHEDULE, "template <int Stages, int Consumers, int Cluster = 1,", """// sm90_parts sync: blocks aligned at each unit start (a counter per group, never reset).
+static __device__ unsigned sm90_wave_sync_count[64];
+static __device__ __forceinline__ void sm90_wave_arrive(unsigned* c, unsigned members, bool wait) {
+  const unsigned ticket = atomicAdd(c, 1u), target = (ticket / members + 1) * members;
+  if (wait)
+    while (int(*(volatile unsigned*)c - target) < 0) {
+    }
+}
+template <int Stages, int Consumers, int Cluster = 1,""")
+
+
+def unit_sync(members, slot):
+    return [SYNC_HELPER,
+            (SCHEDULE, "        for (long long mine = 0; units.next(un, pc); ++mine) {\n",
+             f"""        const bool wsync = Cluster == 1 && !Split && !has_resident<Op> && ctx.grid_x() == 132;  // sm90_parts sync
+        unsigned* const wcount = sm90_wave_sync_count + ({slot});
+        const long long wmax = (work + ctx.grid_x() - 1) / ctx.grid_x();
+        long long mine = 0;
+        for (; units.next(un, pc); ++mine) {{
+          if (wsync && mine > 0) sm90_wave_arrive(wcount, {members}, true);
+"""),
+            (SCHEDULE, "        TESSEL_SM90_TRACED(tr.end();)\n",
+             f"""        if (wsync)  // every block arrives wmax − 1 times a launch
+          for (long long d = mine > 0 ? mine : 1; d < wmax; ++d) sm90_wave_arrive(wcount, {members}, false);
+        TESSEL_SM90_TRACED(tr.end();)
+""")]
+
+
 PARTS = {"nomma": [NO_MMA], "noload": NO_LOAD, "none": [NO_MMA] + NO_LOAD, "aonly": A_ONLY, "pairs": PAIRS,
-         "wg": PER_WARPGROUP, "s4": STAGES4, "order": ORDER}
+         "wg": PER_WARPGROUP, "s4": STAGES4, "order": ORDER,
+         "wavesync": unit_sync("unsigned(ctx.grid_x())", "0"), "quadsync": unit_sync("4", "ctx.block_x() / 4")}
 DEFAULT = ["nomma", "noload", "none", "aonly"]
 SKIP = {".git", ".devdeps", "results"}
 
