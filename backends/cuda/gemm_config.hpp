@@ -65,7 +65,9 @@ template <class TIn, class TOut = TIn> struct sm90_gemm_config : sm80_gemm_confi
 // where single blocks ran 0.98-1.02x in the same run, and no faster than
 // pairs with the multicast switched off: the pairs' shared stage handover
 // costs more than the halved L2 reads of B gain (with fp32 C too: −4 to −6%,
-// 2026-11-23). Not the default.
+// 2026-11-23). Single blocks reading the same tiles at once already have
+// their requests merged by the L2 request coalescer (up to half of them,
+// 2026-11-25), and pairs lose most of that merging. Not the default.
 template <class T, int BM_, int BN_, int BK_, int Consumers, int Stages, bool Alternating = false, int Cluster = 1,
           int EpilogueKiB = 32, bool Split = false, bool PlainStore = false>
 struct sm90_tma_gemm_config {
@@ -88,7 +90,10 @@ struct sm90_tma_gemm_config {
 // - fp32 C: those 4 stages and 2 × 16 KiB. C's store bytes, twice the 16-bit
 //   ones, drain during the next unit's mainloop and delay its loads; the
 //   deeper ring covers them: +0.4-4.3% at 4096³ over the four transposes
-//   (most where B is transposed), 2026-11-23.
+//   (most where B is transposed), 2026-11-23. The deeper lead costs L2 request
+//   merging (25-29% of the read sectors against 40-53% at 3 ahead, hence a
+//   lower clock); yet 3 stages, or a producer held to 3 ahead, ran 1-3%
+//   slower (2026-11-25, bench/notes/cuda_gemm.md).
 // PlainStore: the same kernel for C = A·B as it is (alpha 1, beta 0, C
 // TMA-storable), its epilogue without the alpha/beta and fallback code
 // (schedule_sm90.hpp); what gemm_instance.hpp runs for those calls.
