@@ -37,6 +37,15 @@ of the tree (no build folders, .git, .devdeps or bench/results) with its edits:
   quadsync — the same in groups of 4 consecutive blocks (their units are 4
            consecutive tiles, which share B's tile under the raster). The
            two sync parts do not combine with each other.
+  f3     — not a removal: fp32 C on 3 stages and 2 × 32 KiB of epilogue
+           staging (the 16-bit-C ring); correct C.
+  lead3  — not a removal: where the ring has 4 stages, the producer stays at
+           most 3 stages ahead once a unit is past its 4th step (it also
+           waits for the release of the load 3 before); correct C.
+  split  — with `pairs` (`pairs+split`): a pair's producer copies its own A
+           as soon as its own consumers free a stage (a second empty
+           barrier per stage, one arrival per local consumer warp) and its
+           half of B once both blocks' consumers have; correct C.
 Parts combine with '+': `nomma+pairs` is the loads alone on cluster pairs
 (written to DEST/nomma_pairs, named nomma_pairs). The removals' C is wrong (tessel-bench prints FAIL): they are for timing only, as the
 device step `parts` does (bench/device.sh). Each edit must match the source
@@ -130,9 +139,62 @@ def unit_sync(members, slot):
 """)]
 
 
+# f3: fp32 C on the 16-bit-C ring.
+FP32_3STAGES = [(CONFIG, "sizeof(TOut) == 4 ? 4 : 3,", "3, /* sm90_parts: f3 */"),
+                (CONFIG, "sizeof(TOut) == 4 ? 16 : 32,", "32,")]
+# lead3: the producer at most 3 stages ahead past a unit's 4th step (4-stage rings only).
+LEAD3 = [(SCHEDULE, """            arch::mbarrier_wait(empty(s), phase ^ 1);
+            TESSEL_SM90_TRACED(tr.at('e', int(mine), k);)
+""", """            arch::mbarrier_wait(empty(s), phase ^ 1);
+            if constexpr (Stages == 4) {  // sm90_parts lead3: the release of the load 3 before, too
+              if (k - pc.k0 >= 4) arch::mbarrier_wait(empty(s + 1 == Stages ? 0 : s + 1), s + 1 == Stages ? phase : phase ^ 1);
+            }
+            TESSEL_SM90_TRACED(tr.at('e', int(mine), k);)
+""")]
+# split: pairs' own A on the local release, their half of B on the cluster's (empty_local after the other barriers).
+SPLIT = [
+    (SCHEDULE, "  static constexpr int barrier_bytes = (2 * Stages + Consumers + (has_resident<Op> ? 2 * resident_slots : 0)) * 8;",
+     "  static constexpr int local_base = 2 * Stages + Consumers + (has_resident<Op> ? 2 * resident_slots : 0);  // sm90_parts split\n"
+     "  template <class Op> static constexpr int barrier_bytes = (local_base<Op> + Stages) * 8;"),
+    (SCHEDULE, """    bool multicast;
+    template <int I, class T, int R, int C, bool CC, class Src>""", """    bool multicast;
+    std::uint32_t pair_empty = 0;  // sm90_parts split: waited before the paired operand's copies
+    int pair_parity = 0;
+    template <int I, class T, int R, int C, bool CC, class Src>"""),
+    (SCHEDULE, """      } else if constexpr (Cluster > 1 && I == paired_operand_of<Op>::value) {
+""", """      } else if constexpr (Cluster > 1 && I == paired_operand_of<Op>::value) {
+        if (pair_empty) arch::mbarrier_wait(pair_empty, pair_parity);
+"""),
+    (SCHEDULE, """        arch::mbarrier_init(empty(s), consumer_warps * Cluster);
+      }
+""", """        arch::mbarrier_init(empty(s), consumer_warps * Cluster);
+        if constexpr (Cluster > 1) arch::mbarrier_init(bars + 8 * (local_base<Op> + s), consumer_warps);
+      }
+"""),
+    (SCHEDULE, """            arch::mbarrier_wait(empty(s), phase ^ 1);
+            TESSEL_SM90_TRACED(tr.at('e', int(mine), k);)
+            arch::mbarrier_arrive_expect_tx(full(s), bytes);
+            tma_loader<Op> ld{pp, full(s), rank, un.multicast};
+""", """            if constexpr (Cluster > 1) arch::mbarrier_wait(bars + 8 * (local_base<Op> + s), phase ^ 1);  // own consumers
+            else arch::mbarrier_wait(empty(s), phase ^ 1);
+            TESSEL_SM90_TRACED(tr.at('e', int(mine), k);)
+            arch::mbarrier_arrive_expect_tx(full(s), bytes);
+            tma_loader<Op> ld{pp, full(s), rank, un.multicast};
+            if constexpr (Cluster > 1) ld.pair_empty = empty(s), ld.pair_parity = phase ^ 1;
+"""),
+    (SCHEDULE, """        arch::mbarrier_arrive(empty(s));
+        TESSEL_UNROLL for (int r = 0; r < Cluster; ++r)
+""", """        arch::mbarrier_arrive(empty(s));
+        arch::mbarrier_arrive(empty(s) + 8 * (local_base<Op> - Stages));  // sm90_parts split: empty_local(s)
+        TESSEL_UNROLL for (int r = 0; r < Cluster; ++r)
+"""),
+]
+
+
 PARTS = {"nomma": [NO_MMA], "noload": NO_LOAD, "none": [NO_MMA] + NO_LOAD, "aonly": A_ONLY, "pairs": PAIRS,
          "wg": PER_WARPGROUP, "s4": STAGES4, "order": ORDER,
-         "wavesync": unit_sync("unsigned(ctx.grid_x())", "0"), "quadsync": unit_sync("4", "ctx.block_x() / 4")}
+         "wavesync": unit_sync("unsigned(ctx.grid_x())", "0"), "quadsync": unit_sync("4", "ctx.block_x() / 4"),
+         "f3": FP32_3STAGES, "lead3": LEAD3, "split": SPLIT}
 DEFAULT = ["nomma", "noload", "none", "aonly"]
 SKIP = {".git", ".devdeps", "results"}
 
