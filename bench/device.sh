@@ -367,7 +367,7 @@ step_ncu() {
 # those it sends on, with the clock and SM cycles. For each binary (the build's tessel-bench as "base",
 # and every gemm variant the gvariants or parts step built, or those TESSEL_L2REQ_VARIANTS names) and
 # each '|'-separated tessel-bench row of TESSEL_L2REQ_ROWS (default: the fp32-C batch and 4096³):
-# ncu_l2req.txt, per kernel name (tessel's and cuBLAS's), 8 launches.
+# ncu_l2req.txt, per kernel name (tessel's and cuBLAS's): means over the first 8 launches of either.
 step_l2req() {
   local mets="gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__cycles_active.avg,dram__bytes_read.sum,lts__t_bytes.sum"
   mets+=",lrc__request_sectors_op_read_coalescable.sum,lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum"

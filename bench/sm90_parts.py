@@ -222,6 +222,10 @@ def main(argv):
     if not argv or argv[0].startswith("-"):
         sys.exit(__doc__)
     dest = pathlib.Path(argv[0]).resolve()
+    inside = dest.is_relative_to(pathlib.Path.cwd()) and dest != pathlib.Path.cwd()
+    if inside and not dest.relative_to(pathlib.Path.cwd()).parts[0].startswith("build"):
+        sys.exit(f"sm90_parts.py: DEST {argv[0]} lies inside the tree it copies; use a folder outside it "
+                 "or one whose first component starts with 'build' (the copies skip those)")
     parts = argv[1:] or DEFAULT
     unknown = [p for p in parts if any(name not in PARTS for name in p.split("+"))]
     if unknown:
