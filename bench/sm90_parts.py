@@ -222,8 +222,8 @@ def main(argv):
     if not argv or argv[0].startswith("-"):
         sys.exit(__doc__)
     dest = pathlib.Path(argv[0]).resolve()
-    inside = dest.is_relative_to(pathlib.Path.cwd()) and dest != pathlib.Path.cwd()
-    if inside and not dest.relative_to(pathlib.Path.cwd()).parts[0].startswith("build"):
+    here = pathlib.Path.cwd()
+    if dest == here or (dest.is_relative_to(here) and not dest.relative_to(here).parts[0].startswith("build")):
         sys.exit(f"sm90_parts.py: DEST {argv[0]} lies inside the tree it copies; use a folder outside it "
                  "or one whose first component starts with 'build' (the copies skip those)")
     parts = argv[1:] or DEFAULT
