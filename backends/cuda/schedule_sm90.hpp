@@ -14,9 +14,14 @@
 //     producer already fills the ring with the next work unit's steps. The
 //     epilogue stages a warpgroup's accumulator in its own 32 KiB of shared
 //     memory, in rounds of 16 KiB alternating between its halves, and leaves
-//     TMA stores in flight (tma_storer): they drain while the next round is
-//     written and the next mainloop runs; a named barrier per warpgroup
-//     orders each half.
+//     TMA stores in flight (tma_storer, sm90_epilogue_store.hpp): they drain
+//     while the next round is written and the next mainloop runs; a named
+//     barrier per warpgroup orders each half.
+//   Consumers == 3 (self_load): three consumer warpgroups take the register
+//     file (168 registers each, no setmaxnreg) and there is no producer
+//     warpgroup: thread 0 of the consumers copies each stage Stages steps
+//     ahead, right after its own release of it, once `empty` says every
+//     consumer warp has released it (cooperative single blocks only).
 //   grid: persistent (capped at one block per SM by the launcher); block b
 //     takes work units b, b + grid, ... in the op's order (its raster).
 //   stream: launched with programmatic stream serialization (launch.hpp):
@@ -97,6 +102,7 @@
 #include "tessel/cuda/arch/wgmma.hpp"
 #include "tessel/cuda/atom/wgmma.hpp"
 #include "tessel/cuda/launch.hpp"
+#include "tessel/cuda/sm90_epilogue_store.hpp"
 #include "tessel/cuda/sm90_trace.hpp"
 #include "tessel/cuda/swizzle.hpp"
 #include "tessel/cuda/tensor_map.hpp"
@@ -114,12 +120,6 @@ template <class Problem, int N> struct tma_params {
   // Split schedules: the workspace of one launch (flags, one per block, zeroed; then partials, a slot per block).
   unsigned* flags;
   float* partials;
-};
-
-// Whether a register tile is one warpgroup's wgmma accumulator (the staged epilogue's shape).
-template <class Tile> struct wgmma_accumulator : std::false_type {};
-template <class T, int N, int TM> struct wgmma_accumulator<rt<wgmma_m64k16<T, N>, operand::c, TM, 1>> : std::true_type {
-  static constexpr int n = N, rows = 64 * TM;
 };
 
 // The operand a cluster pair multicasts (Op::paired_operand), or -1 where the op names none.
@@ -143,10 +143,15 @@ struct sm90_tma_schedule {
   // before it touches global memory, so the launcher may start it early.
   static constexpr bool waits_for_predecessor = true;
   static constexpr int producer_registers = 40, consumer_registers = 232;
+  // Three consumer warpgroups hold the register file alone (3 × 128 lanes ×
+  // 168 registers; a fourth warpgroup would cap every lane at 128, too few
+  // for a 64 × 256 fp32 accumulator): they load their own stages (self_load).
+  static constexpr bool self_load = Consumers == 3;
 
   template <class Op> using params = tma_params<typename Op::problem, Op::operand_count>;
-  template <class Op> static constexpr int warps = 4 * (1 + Consumers);
-  static_assert(Consumers * 128 * consumer_registers + 128 * producer_registers <= 65536,
+  template <class Op> static constexpr int warps = 4 * (self_load ? Consumers : 1 + Consumers);
+  static_assert(Consumers <= 3, "sm90_tma_schedule: at most three consumer warpgroups (the register file)");
+  static_assert(self_load || Consumers * 128 * consumer_registers + 128 * producer_registers <= 65536,
                 "sm90_tma_schedule: the register file cannot hold these warpgroups");
 
   // Resident operands (Op::resident_bytes, filled by load_resident once per work
@@ -175,6 +180,9 @@ struct sm90_tma_schedule {
                   "sm90_tma_schedule: a cluster pair runs cooperative units of an op that names its paired_operand");
     static_assert(!has_resident<Op> || (Op::units == Consumers && Cluster == 1),
                   "sm90_tma_schedule: resident operands in cooperative single blocks only");
+    static_assert(!self_load || (Op::units == Consumers && Cluster == 1 && !Split && !has_resident<Op>),
+                  "sm90_tma_schedule: three consumers load their own stages: cooperative single blocks, "
+                  "not split, no resident operands");
     static_assert(!Split || (split_steps_of<Op>::value && Op::units == Consumers && Cluster == 1 && Persistent &&
                              !has_resident<Op>),
                   "sm90_tma_schedule: Split runs cooperative single blocks of a persistent grid, for an op with split_steps");
@@ -333,70 +341,8 @@ struct sm90_tma_schedule {
     }
   };
 
-  // The consumers' epilogue store: a wgmma accumulator goes through this
-  // warpgroup's shared buffer and TMA stores (tile_ops_sm90's stage_epilogue,
-  // in rounds of 16 KiB, alternating between the buffer's halves), issued by
-  // the unit's lane 0 and left in flight: the next round's shared stores and
-  // the next work unit's mainloop overlap them; a half is reused only once the
-  // stores of the round before the last have read it. Anything else takes the
-  // policy's store.
-  template <class Op> struct tma_storer {
-    const params<Op>& pp;
-    std::uint32_t buf;
-    int barrier;  // named barrier of this warpgroup
-    bool issuer;
-    int half = 0;  // the half the next round writes
-    // TESSEL_SM90_TRACE: the recorder of this thread and the unit being stored
-    // (events per round R: 'w' its half free, 'b' staged and synchronised, 'i' its stores issued).
-    TESSEL_SM90_TRACED(sm90_trace::rec* tr = nullptr; int unit = 0;)
-    template <int I, class U, class Tile, class TD>
-    TESSEL_DEVICE void store(U& u, const gmatrix<TD>& c, const Tile& t, int row0, int col0, float alpha, float beta,
-                             int layer) {
-      using P = typename Op::policy;
-      static_assert(!PlainStore || (I == 0 && wgmma_accumulator<Tile>::value),
-                    "tma_storer: PlainStore stores one output, a wgmma accumulator");
-      if constexpr (I == 0 && wgmma_accumulator<Tile>::value) {
-        if (PlainStore || pp.out_tma) {
-          using A = wgmma_accumulator<Tile>;
-          constexpr int rounds = A::rows * A::n * int(sizeof(TD)) / round_bytes;
-          static_assert(rounds >= 1 && rounds * round_bytes == A::rows * A::n * int(sizeof(TD)),
-                        "tma_storer: a warpgroup tile fills whole rounds");
-          staged(u, c, t, row0, col0, alpha, beta, pp.out_layered ? layer : 0, std::make_integer_sequence<int, rounds>{});
-          return;
-        }
-      }
-      if constexpr (!PlainStore) P::store(u, c, t, row0, col0, alpha, beta);
-    }
-    template <class U, class Tile, class TD, int... R>
-    TESSEL_DEVICE void staged(U& u, const gmatrix<TD>& c, const Tile& t, int row0, int col0, float alpha, float beta,
-                              int z, std::integer_sequence<int, R...>) {
-      (round<R>(u, c, t, row0, col0, alpha, beta, z), ...);
-    }
-    template <int R, class U, class Tile, class TD>
-    TESSEL_DEVICE void round(U& u, const gmatrix<TD>& c, const Tile& t, int row0, int col0, float alpha, float beta,
-                             int z) {
-      using P = typename Op::policy;
-      using S = typename P::template staging<TD, wgmma_accumulator<Tile>::rows / 64, round_bytes>;
-      const std::uint32_t to = buf + half * round_bytes;
-      half ^= 1;
-      if (issuer) arch::bulk_wait_read<1>();  // all but the last round's stores have read their half
-      TESSEL_SM90_TRACED(tr->at('w', unit, R);)
-      arch::named_barrier<128>(barrier);
-      if constexpr (PlainStore) P::template stage_epilogue_as<R, round_bytes, true>(u, to, t, c, row0, col0, alpha, beta);
-      else P::template stage_epilogue<R, round_bytes>(u, to, t, c, row0, col0, alpha, beta);
-      arch::fence_proxy_async();  // this thread's shared writes, for the copy engine
-      arch::named_barrier<128>(barrier);
-      TESSEL_SM90_TRACED(tr->at('b', unit, R);)
-      if (issuer) {
-        TESSEL_UNROLL for (int q = 0; q < S::per_round; ++q) {
-          const int col = col0 + (S::per_round * R + q) * S::panel_cols;
-          if (col < c.cols && row0 < c.rows) arch::tma_store_3d(&pp.out_map, col, row0, z, to + S::panel_bytes * q);
-        }
-        arch::bulk_commit();
-      }
-      TESSEL_SM90_TRACED(tr->at('i', unit, R);)
-    }
-  };
+  // The consumers' epilogue store (sm90_epilogue_store.hpp).
+  template <class Op> using tma_storer = sm90_tma_storer<Op, params<Op>, round_bytes, PlainStore>;
 
   // Bytes the copies of one stage deliver (the expect_tx of its full barrier):
   // operands resident_operands .. operand_count − 1; those of load_resident:
@@ -545,7 +491,7 @@ struct sm90_tma_schedule {
     const int rank = Cluster > 1 ? arch::cluster_rank() : 0;
     const long long first_pair = ctx.block_x() / Cluster, pair_stride = ctx.grid_x() / Cluster;
     const split_plan sp = plan<Op>(p, ctx.grid_x());
-    if (ctx.warp() < 4) {  // the producer warpgroup
+    if (!self_load && ctx.warp() < 4) {  // the producer warpgroup
       arch::setmaxnreg_dec<producer_registers>();
       if (ctx.thread() == 0) {
         for (int i = 0; i < Op::operand_count; ++i) arch::tma_prefetch_map(&pp.maps[i]);
@@ -583,6 +529,40 @@ struct sm90_tma_schedule {
     if constexpr (Cluster > 1) arch::cluster_sync();
   }
 
+  // self_load's copies (thread 0 of the consumers): the block's steps in
+  // order, each into stage s once its `empty` barrier says every consumer warp
+  // has released it; start() fills the ring.
+  template <class Op, class Full, class Empty, class Stage> struct self_loader {
+    const params<Op>& pp;
+    Full full;
+    Empty empty;
+    Stage stage;
+    walker<Op> units;
+    unit_of<Op> un{};
+    split_piece pc{};
+    bool more = false;
+    int k = 0, s = 0, phase = 0;
+    TESSEL_DEVICE void start() {
+      for (int i = 0; i < Op::operand_count; ++i) arch::tma_prefetch_map(&pp.maps[i]);
+      more = units.next(un, pc);
+      k = more ? pc.k0 : 0;
+      for (int i = 0; i < Stages; ++i) next();
+    }
+    TESSEL_DEVICE void next() {
+      while (more && k == pc.k1) {
+        more = units.next(un, pc);
+        k = more ? pc.k0 : 0;
+      }
+      if (!more) return;
+      arch::mbarrier_wait(empty(s), phase ^ 1);
+      arch::mbarrier_arrive_expect_tx(full(s), stage_copy_bytes<Op>::value);
+      tma_loader<Op> ld{pp, full(s), 0, false};
+      Op::load(ld, stage(s), pp.problem, un.w, k++);
+      if (++s == Stages) s = 0, phase ^= 1;
+    }
+  };
+  struct no_loader {};
+
   template <class Op, class Ctx, class Full, class Empty, class Turn, class Stage, class Res, class ResFull,
             class ResEmpty>
   TESSEL_DEVICE static void consume(Ctx& ctx, const params<Op>& pp, char* smem, Full full, Empty empty, Turn turn,
@@ -591,8 +571,22 @@ struct sm90_tma_schedule {
                                     long long pair_stride) {
     const typename Op::problem& p = pp.problem;
     constexpr bool alternating = Op::units == 1 && Consumers > 1;
-    arch::setmaxnreg_inc<consumer_registers>();
-    const int me = arch::warp_uniform(ctx.warp() / 4 - 1);  // so the wgmma descriptors stay uniform
+    if constexpr (!self_load) arch::setmaxnreg_inc<consumer_registers>();
+    const int me = arch::warp_uniform(ctx.warp() / 4 - (self_load ? 0 : 1));  // so the wgmma descriptors stay uniform
+    // self_load: thread 0 copies each stage Stages steps ahead, into the stage
+    // every consumer warp has just released (after its own release of it).
+    const bool loader = self_load && ctx.thread() == 0;
+    auto copies = [&] {
+      if constexpr (self_load) {
+        self_loader<Op, Full, Empty, Stage> l{pp, full, empty, stage,
+                                              walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride)};
+        if (loader) l.start();
+        __syncwarp();
+        return l;
+      } else {
+        return no_loader{};
+      }
+    }();
     unit_context<Ctx, typename Op::unit, warp_lanes> u(ctx, alternating ? 0 : me);
     const bool signals = ctx.lane() == 0;  // one arrival per consumer warp (on every block of the cluster)
     const auto release = [&](int s) {
@@ -603,6 +597,12 @@ struct sm90_tma_schedule {
         arch::mbarrier_arrive(empty(s));
         TESSEL_UNROLL for (int r = 0; r < Cluster; ++r)
           if (r != rank) arch::mbarrier_arrive_remote(arch::peer_address(empty(s), r));
+      }
+    };
+    const auto refill = [&] {  // self_load: the next copies (thread 0), which its warp then waits for
+      if constexpr (self_load) {
+        if (loader) copies.next();
+        __syncwarp();
       }
     };
     tma_storer<Op> out{pp, arch::shared_address(smem + epilogue_offset<Op> + me * epilogue_bytes), 1 + me,
@@ -655,13 +655,19 @@ struct sm90_tma_schedule {
         Op::compute(u, st, stage(s), p, un.w, k);
         Op::template retire<1>(u, st);  // the MMAs of step k − 1 are done: free its stage
         TESSEL_SM90_TRACED(tr.at('r', int(mine), k);)
-        if (previous >= 0) release(previous);
+        if (previous >= 0) {
+          release(previous);
+          refill();
+        }
         previous = s;
         if (++s == Stages) s = 0, phase ^= 1;
       }
       Op::template retire<0>(u, st);
       TESSEL_SM90_TRACED(tr.at('R', int(mine), 0);)
-      if (previous >= 0) release(previous);
+      if (previous >= 0) {
+        release(previous);
+        refill();
+      }
       if constexpr (has_resident<Op>)
         if (signals) arch::mbarrier_arrive(resident_empty(r));  // its slot may take the unit after next
       if constexpr (Split) {
