@@ -146,7 +146,10 @@ std::vector<gemm_case> edge_shape_cases() {
                            {7, 5, 1031},  {97, 101, 103},
                            // Few units, long K: the sm90 GEMM splits them by steps (split_plan.hpp)
                            // on an H100 — one unit in 5 pieces; 4 units with edges in M, N and K.
-                           {100, 200, 4096}, {150, 300, 2200}};
+                           {100, 200, 4096}, {150, 300, 2200},
+                           // Two waves of 128 × 256 units on an H100, one of 192 × 256: the
+                           // wide plain-store kernel (gemm_instance.hpp); edges in M, N and K.
+                           {1500, 3000, 70}};
   const dtype pairs[][2] = {{dtype::f32, dtype::f32}, {dtype::f16, dtype::f16}, {dtype::f16, dtype::f32},
                             {dtype::bf16, dtype::bf16}, {dtype::bf16, dtype::f32}};
   std::vector<gemm_case> out;

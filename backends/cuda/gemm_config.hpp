@@ -105,6 +105,22 @@ template <class TOut> struct sm90_gemm_config<fp16, TOut> : sm90_tma_gemm_defaul
 template <class TIn, class TOut = TIn> struct sm90_plain_gemm_config : sm80_gemm_config<TIn> {};
 template <class TOut> struct sm90_plain_gemm_config<bf16, TOut> : sm90_tma_gemm_default<bf16, TOut, true> {};
 template <class TOut> struct sm90_plain_gemm_config<fp16, TOut> : sm90_tma_gemm_default<fp16, TOut, true> {};
+// The wide plain-store kernel: 192 × 256 × 64 blocks on 3 consumer
+// warpgroups, which load their own stages (no producer warpgroup fits beside
+// them: schedule_sm90.hpp's self_load), 3 stages of 24 + 32 KiB and 3 × 16 KiB
+// of epilogue staging (217 KiB). A step copies 56 KiB for 1.5 times the MACs
+// of the 128 × 256 block's 48 KiB: 22% fewer bytes into each SM per MAC,
+// where the loads bound the step rate. Measured on the H100 (2026-11-25,
+// bench/notes/cuda_gemm.md) where both tiles fill their waves alike
+// (6144 × 4096 × 4096, 3072 × 4096 × 4096, 16 × 1536 × 2048 × 2048; bf16 and
+// fp16, all four transposes): +1.5-3.5% over the 128 × 256 kernel; where 192
+// rows leave a partial tile or wave (4096³: −6%) it loses, so gemm_instance.hpp
+// takes it only where its waves cost less (wide_tile_pays).
+template <class TIn, class TOut = TIn> struct sm90_wide_gemm_config : sm80_gemm_config<TIn> {};
+template <class TIn, class TOut>
+struct sm90_wide_gemm_default : sm90_tma_gemm_config<TIn, 192, 256, 64, 3, 3, false, 1, 16, false, true> {};
+template <class TOut> struct sm90_wide_gemm_config<bf16, TOut> : sm90_wide_gemm_default<bf16, TOut> {};
+template <class TOut> struct sm90_wide_gemm_config<fp16, TOut> : sm90_wide_gemm_default<fp16, TOut> {};
 // The same with units split by steps (split-K, core/split_plan.hpp): what
 // gemm_instance.hpp runs where fewer units than half the SMs would leave
 // most of them idle and the plan's cost model says splitting pays. Not the

@@ -1,8 +1,9 @@
 // tessel/cuda/gemm_instance.hpp — the body of each gemm_<in>_<out>.cu: the GEMM
 // for one type pair on the sm90 policy (TMA + wgmma) where it applies — its
 // units split by steps (sm90_split_units) where the split plan says that pays
-// on this device, on the plain-store kernel (sm90_plain_store) for C = A·B as
-// it is into a TMA-storable C — else on the sm80 policy, launched through launch.hpp. An
+// on this device, on a plain-store kernel (sm90_plain_store, or sm90_wide_store
+// where its 192 × 256 blocks fill the waves better) for C = A·B as it is into a
+// TMA-storable C — else on the sm80 policy, launched through launch.hpp. An
 // operand no tensor map can describe is first copied aligned where that pays
 // (operand_copy.hpp).
 #pragma once
@@ -54,8 +55,25 @@ struct split_applies {
   }
 };
 
-// Runs `call` on the sm90 policy (split, plain-store or general) where its
-// operands fit tensor maps; false where they do not (nothing launched).
+// Whether the wide plain-store kernel (sm90_wide_store: 192 × 256 blocks) takes
+// a plain-store call: where its waves cost no more than the 128 × 256 kernel's
+// on this device, a wave taking one unit's time and a 192-row unit 1.5 times a
+// 128-row one. At equal cost the wide tile's faster step (+1.5-3.5%, H100,
+// gemm_config.hpp) is what it gains; where 192 rows leave a partial tile or a
+// fuller last wave (4096³: 3 wide waves against 4 narrow) it would lose.
+inline bool wide_tile_pays(const gemm_call& call) {
+  int device = 0, sms = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms <= 0)
+    return false;
+  const long long columns = (call.n + 255) / 256 * (long long)call.batch;
+  const long long narrow = (call.m + 127) / 128 * columns, wide = (call.m + 191) / 192 * columns;
+  return 3 * ((wide + sms - 1) / sms) <= 2 * ((narrow + sms - 1) / sms);
+}
+
+// Runs `call` on the sm90 policy (split, plain-store — 192 × 256 where that
+// pays, else 128 × 256 — or general) where its operands fit tensor maps; false
+// where they do not (nothing launched).
 template <class TIn, class TOut> bool gemm_sm90(const gemm_call& call, gemm_launcher& launch) {
   bool tma = false;
   sm90_applies<TIn, TOut> check_tma{tma};
@@ -67,6 +85,7 @@ template <class TIn, class TOut> bool gemm_sm90(const gemm_call& call, gemm_laun
   plain_store_applies check_plain{plain};
   if (!split) ops::gemm_typed<sm90_plain_store, TIn, TOut>(call, check_plain);
   if (split) ops::gemm_typed<sm90_split_units, TIn, TOut>(call, launch);
+  else if (plain && wide_tile_pays(call)) ops::gemm_typed<sm90_wide_store, TIn, TOut>(call, launch);
   else if (plain) ops::gemm_typed<sm90_plain_store, TIn, TOut>(call, launch);
   else ops::gemm_typed<sm90, TIn, TOut>(call, launch);
   return true;

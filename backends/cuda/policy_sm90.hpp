@@ -3,7 +3,8 @@
 // The sm80 policy's tile ops plus tile_ops_sm90's wgmma paths (the
 // group-scope atom for the GEMM and attention, the per-warp form for the
 // ring attention). GEMM: bf16 / fp16 on the TMA schedule with 2 consumer
-// warpgroups (gemm_config.hpp); fp32 as sm80. Attention: bf16 / fp16 on the
+// warpgroups (3 for sm90_wide_store's 192 × 256 blocks; gemm_config.hpp);
+// fp32 as sm80. Attention: bf16 / fp16 on the
 // TMA schedule (attention_config.hpp), or on the ring (sm90_ring_attention)
 // where a tensor map cannot describe the operands. Chosen at run time only for a device of compute capability
 // 9.0 whose kernels were built for sm_90a, and (GEMM) operands a tensor map can
@@ -29,6 +30,11 @@ struct sm90_split_units : sm90 {
 // TMA only: for the calls that allow it (gemm_instance.hpp).
 struct sm90_plain_store : sm90 {
   template <class TIn, class TOut = TIn> using gemm_config = sm90_plain_gemm_config<TIn, TOut>;
+};
+// The same on 192 × 256 blocks (3 consumer warpgroups): for the calls whose
+// waves it fills better (gemm_instance.hpp's wide_tile_pays).
+struct sm90_wide_store : sm90 {
+  template <class TIn, class TOut = TIn> using gemm_config = sm90_wide_gemm_config<TIn, TOut>;
 };
 // Attention on the ring schedule with per-warp wgmma: for operands a tensor
 // map cannot describe, and as a measured variant of the TMA configuration.

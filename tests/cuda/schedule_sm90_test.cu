@@ -16,7 +16,10 @@
 //   finishing pieces add their contributors' partials before alpha / beta;
 //   the plain-store kernel (the library's for alpha 1, beta 0 into a
 //   TMA-storable C) launched directly, and its prepare() refusing a C no
-//   tensor map describes (the dispatcher must never hand it one).
+//   tensor map describes (the dispatcher must never hand it one);
+//   three consumer warpgroups on 192 × 256 units, which load their own
+//   stages (the wide plain-store kernel, and its configuration with the
+//   general epilogue).
 // Shapes give every block several units with more steps than stages (the
 // case a parity wait alone gets wrong), edges in M, N and K, batches, all four
 // majorness combinations, and alpha/beta. C (poisoned) is checked on 2048
@@ -67,6 +70,11 @@ struct sm90_split : cuda::sm90 {
 struct sm90_split_two_stages : cuda::sm90 {
   template <class TIn, class TOut = TIn>
   using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 2, false, 1, 32, true>;
+};
+// The wide plain-store kernel's configuration with the general epilogue (alpha, beta).
+struct sm90_three_consumers : cuda::sm90 {
+  template <class TIn, class TOut = TIn>
+  using gemm_config = cuda::sm90_tma_gemm_config<TIn, 192, 256, 64, 3, 3, false, 1, 16>;
 };
 
 struct shape_case {
@@ -170,6 +178,18 @@ const shape_case shapes[] = {
     {100, 200, 3000, 1, false, true, 1.0f, 0.0f},  // one unit: a pair whose second block only helps load
 };
 
+// Three consumer warpgroups at 192 × 256 (self-loading: thread 0 of the
+// consumers issues the copies): several units per block, M not a multiple of
+// 192 (the last row of units part padding), batches, every transpose. Every
+// matrix's rows 16-byte aligned, as a tensor map needs (the dispatcher copies
+// other matrices aligned first; these launch the kernel directly).
+const shape_case wide_shapes[] = {
+    {3072, 4096, 512, 1, false, false, 1.0f, 0.0f},  // 256 units: two per block on an H100
+    {1496, 3000, 712, 2, true, true, 1.0f, 0.0f},    // edges in M, N and K; a batch; both transposed
+    {2000, 1000, 1100, 1, true, false, 1.0f, 0.0f},  // 11 block-rows, the last of 80 rows
+    {1500, 3000, 712, 2, false, true, 0.5f, 0.25f},  // alpha, beta (the general epilogue only)
+};
+
 // Shapes whose split plan splits on a 132-SM H100 (and on most devices: the
 // test checks it on the one it runs on).
 const shape_case split_shapes[] = {
@@ -258,6 +278,24 @@ TEST(ScheduleSm90, ClusterPairsTwoStages) {
 TEST(ScheduleSm90, SplitUnits) {
   for (const shape_case& s : split_shapes) expect_split<sm90_split>(s, "split");
   for (const shape_case& s : shapes) expect_schedule<sm90_split>(s, "split schedule, shapes it may not split");
+}
+TEST(ScheduleSm90, ThreeConsumers) {
+  for (const shape_case& s : shapes) expect_schedule<sm90_three_consumers>(s, "three consumers");
+  for (const shape_case& s : wide_shapes) expect_schedule<sm90_three_consumers>(s, "three consumers");
+}
+// The wide plain-store kernel, launched directly (the dispatcher's choice
+// is the GEMM tests'), on the shapes with alpha 1 and beta 0.
+TEST(ScheduleSm90, WideStore) {
+  std::vector<shape_case> plain;
+  for (const shape_case& s : shapes) plain.push_back(s);
+  for (const shape_case& s : wide_shapes) plain.push_back(s);
+  int run = 0;
+  for (const shape_case& s : plain)
+    if (s.alpha == 1.0f && s.beta == 0.0f) {
+      expect_schedule<cuda::sm90_wide_store>(s, "wide store");
+      ++run;
+    }
+  EXPECT_GE(run, 6);
 }
 TEST(ScheduleSm90, SplitUnitsTwoStages) {
   for (const shape_case& s : split_shapes) expect_split<sm90_split_two_stages>(s, "split, two stages");
