@@ -144,8 +144,8 @@ step_sanitize() {
     sanitize synccheck tests "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1
     [ -x "$build/tests/tessel_tile_tests_cuda" ] && sanitize racecheck tile_tests "$build/tests/tessel_tile_tests_cuda" --gtest_brief=1
     if [ -x "$build/tests/tessel_schedule_sm90_tests" ]; then
-      for tool in memcheck racecheck synccheck; do  # racecheck takes 105-110 s here
-        TESSEL_SANITIZE_TIMEOUT=240 sanitize $tool schedule_sm90_tests "$build/tests/tessel_schedule_sm90_tests" --gtest_brief=1
+      for tool in memcheck racecheck synccheck; do  # racecheck took 105-131 s before the three-consumer tests
+        TESSEL_SANITIZE_TIMEOUT=360 sanitize $tool schedule_sm90_tests "$build/tests/tessel_schedule_sm90_tests" --gtest_brief=1
       done
     fi
     if [ -x "$build/tests/tessel_dependent_launch_tests" ]; then
