@@ -113,7 +113,8 @@ template <class TOut> struct sm90_plain_gemm_config<fp16, TOut> : sm90_tma_gemm_
 // where the loads bound the step rate. Measured on the H100 (2026-11-25,
 // bench/notes/cuda_gemm.md) where both tiles fill their waves alike
 // (6144 × 4096 × 4096, 3072 × 4096 × 4096, 16 × 1536 × 2048 × 2048; bf16 and
-// fp16, all four transposes): +1.5-3.5% over the 128 × 256 kernel; where 192
+// fp16, all four transposes): +0.6-4.7% over the 128 × 256 kernel (most
+// rows +1.5-3%, fp32 C of the batch the least); where 192
 // rows leave a partial tile or wave (4096³: −6%) it loses, so gemm_instance.hpp
 // takes it only where its waves cost less (wide_tile_pays).
 template <class TIn, class TOut = TIn> struct sm90_wide_gemm_config : sm80_gemm_config<TIn> {};

@@ -58,17 +58,20 @@ struct split_applies {
 // Whether the wide plain-store kernel (sm90_wide_store: 192 × 256 blocks) takes
 // a plain-store call: where its waves cost no more than the 128 × 256 kernel's
 // on this device, a wave taking one unit's time and a 192-row unit 1.5 times a
-// 128-row one. At equal cost the wide tile's faster step (+1.5-3.5%, H100,
+// 128-row one. At equal cost the wide tile's faster step (+0.6-4.7%, H100,
 // gemm_config.hpp) is what it gains; where 192 rows leave a partial tile or a
 // fuller last wave (4096³: 3 wide waves against 4 narrow) it would lose.
+inline bool wide_tile_pays(int m, int n, int batch, int sms) {
+  if (sms <= 0) return false;
+  const long long columns = (n + 255) / 256 * (long long)batch;
+  const long long narrow = (m + 127) / 128 * columns, wide = (m + 191) / 192 * columns;
+  return 3 * ((wide + sms - 1) / sms) <= 2 * ((narrow + sms - 1) / sms);
+}
 inline bool wide_tile_pays(const gemm_call& call) {
   int device = 0, sms = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess || sms <= 0)
-    return false;
-  const long long columns = (call.n + 255) / 256 * (long long)call.batch;
-  const long long narrow = (call.m + 127) / 128 * columns, wide = (call.m + 191) / 192 * columns;
-  return 3 * ((wide + sms - 1) / sms) <= 2 * ((narrow + sms - 1) / sms);
+  return cudaGetDevice(&device) == cudaSuccess &&
+         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess &&
+         wide_tile_pays(call.m, call.n, call.batch, sms);
 }
 
 // Runs `call` on the sm90 policy (split, plain-store — 192 × 256 where that

@@ -297,6 +297,25 @@ TEST(ScheduleSm90, WideStore) {
     }
   EXPECT_GE(run, 6);
 }
+// The dispatcher's choice between the 128 × 256 and the wide plain-store
+// kernel on a 132-SM H100 (a host function: runs without a GPU too).
+TEST(ScheduleSm90, WideTilePaysWhereItsWavesCostNoMore) {
+  struct row {
+    int m, n, batch;
+    bool wide;
+  };
+  const row rows[] = {
+      // The issue-8 shapes stay on 128 × 256: 192 rows would fill their waves worse.
+      {4096, 4096, 1, false}, {8192, 8192, 1, false}, {4096, 14336, 1, false}, {1024, 8192, 1, false},
+      {2048, 2048, 16, false},
+      // Where the waves cost the same or less (measured faster: bench/notes/cuda_gemm.md, session 32).
+      {6144, 4096, 1, true}, {3072, 4096, 1, true}, {1536, 2048, 16, true}, {1500, 3000, 1, true},
+      // One wave either way: 192-row units would take longer.
+      {1024, 1024, 1, false}, {128, 256, 1, false}};
+  for (const row& r : rows)
+    EXPECT_EQ(cuda::wide_tile_pays(r.m, r.n, r.batch, 132), r.wide) << r.m << " x " << r.n << " batch " << r.batch;
+  EXPECT_FALSE(cuda::wide_tile_pays(6144, 4096, 1, 0)) << "no SM count: never the wide kernel";
+}
 TEST(ScheduleSm90, SplitUnitsTwoStages) {
   for (const shape_case& s : split_shapes) expect_split<sm90_split_two_stages>(s, "split, two stages");
 }
