@@ -599,7 +599,8 @@ struct sm90_tma_schedule {
           if (r != rank) arch::mbarrier_arrive_remote(arch::peer_address(empty(s), r));
       }
     };
-    const auto refill = [&] {  // self_load: the next copies (thread 0), which its warp then waits for
+    const auto free_stage = [&](int s) {  // self_load: then the next copies (thread 0), which its warp waits for
+      release(s);
       if constexpr (self_load) {
         if (loader) copies.next();
         __syncwarp();
@@ -655,19 +656,13 @@ struct sm90_tma_schedule {
         Op::compute(u, st, stage(s), p, un.w, k);
         Op::template retire<1>(u, st);  // the MMAs of step k − 1 are done: free its stage
         TESSEL_SM90_TRACED(tr.at('r', int(mine), k);)
-        if (previous >= 0) {
-          release(previous);
-          refill();
-        }
+        if (previous >= 0) free_stage(previous);
         previous = s;
         if (++s == Stages) s = 0, phase ^= 1;
       }
       Op::template retire<0>(u, st);
       TESSEL_SM90_TRACED(tr.at('R', int(mine), 0);)
-      if (previous >= 0) {
-        release(previous);
-        refill();
-      }
+      if (previous >= 0) free_stage(previous);
       if constexpr (has_resident<Op>)
         if (signals) arch::mbarrier_arrive(resident_empty(r));  // its slot may take the unit after next
       if constexpr (Split) {
