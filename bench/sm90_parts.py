@@ -46,6 +46,12 @@ of the tree (no build folders, .git, .devdeps or bench/results) with its edits:
            as soon as its own consumers free a stage (a second empty
            barrier per stage, one arrival per local consumer warp) and its
            half of B once both blocks' consumers have; correct C.
+  selfload — not a removal: the 2-consumer GEMM configs (single blocks,
+           unsplit, with epilogue staging: not attention's) drop the producer
+           warpgroup and load their own stages as the 3-consumer one does
+           (schedule_sm90.hpp's self_load; 256 threads, no setmaxnreg);
+           correct C. Session 32's `sl2`. For tessel-bench builds: the schedule
+           tests' alternating configuration would fail its static_assert.
 Parts combine with '+': `nomma+pairs` is the loads alone on cluster pairs
 (written to DEST/nomma_pairs, named nomma_pairs). The removals' C is wrong (tessel-bench prints FAIL): they are for timing only, as the
 device step `parts` does (bench/device.sh). Each edit must match the source
@@ -139,6 +145,10 @@ def unit_sync(members, slot):
 """)]
 
 
+# selfload: the 2-consumer GEMM configs load their own stages too (no producer warpgroup), as 3 consumers do.
+SELF_LOAD = [(SCHEDULE, "static constexpr bool self_load = Consumers == 3;",
+              "static constexpr bool self_load =  // sm90_parts: selfload\n"
+              "      Consumers == 3 || (Consumers == 2 && EpilogueKiB > 0 && Cluster == 1 && !Split);")]
 # f3: fp32 C on the 16-bit-C ring.
 FP32_3STAGES = [(CONFIG, "sizeof(TOut) == 4 ? 4 : 3,", "3, /* sm90_parts: f3 */"),
                 (CONFIG, "sizeof(TOut) == 4 ? 16 : 32,", "32,")]
@@ -194,7 +204,7 @@ SPLIT = [
 PARTS = {"nomma": [NO_MMA], "noload": NO_LOAD, "none": [NO_MMA] + NO_LOAD, "aonly": A_ONLY, "pairs": PAIRS,
          "wg": PER_WARPGROUP, "s4": STAGES4, "order": ORDER,
          "wavesync": unit_sync("unsigned(ctx.grid_x())", "0"), "quadsync": unit_sync("4", "ctx.block_x() / 4"),
-         "f3": FP32_3STAGES, "lead3": LEAD3, "split": SPLIT}
+         "f3": FP32_3STAGES, "lead3": LEAD3, "split": SPLIT, "selfload": SELF_LOAD}
 DEFAULT = ["nomma", "noload", "none", "aonly"]
 SKIP = {".git", ".devdeps", "results"}
 
