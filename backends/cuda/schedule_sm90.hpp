@@ -424,26 +424,26 @@ struct sm90_tma_schedule {
   }
 
   // Split: a consumer thread's partial accumulator to or from a block's slot.
+  // A slot is [chunk of 4][consumer thread]: chunk q of a thread is its
+  // tile's values 4q .. 4q + 3 (frag in order), at an immediate offset from
+  // one pointer; add_partial loads partial_batch chunks before adding them.
+  static constexpr int partial_batch = 8;
   template <class Tile> TESSEL_DEVICE static void save_partial(const Tile& t, float* slot, int thread) {
-    constexpr int threads = Consumers * 128;
-    TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
-      TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
-        TESSEL_UNROLL for (int v = 0; v < Tile::values; v += 4) {
-          const int q = ((i * Tile::tiles_c + j) * Tile::values + v) / 4;
-          arch::store_l2(slot + 4 * (q * threads + thread), t.frag[i][j][v], t.frag[i][j][v + 1], t.frag[i][j][v + 2],
-                         t.frag[i][j][v + 3]);
-        }
+    constexpr int threads = Consumers * 128, chunks = Tile::tiles_r * Tile::tiles_c * Tile::values / 4;
+    const float* f = &t.frag[0][0][0];
+    TESSEL_UNROLL for (int q = 0; q < chunks; ++q)
+      arch::store_l2(slot + 4 * thread + 4 * q * threads, f[4 * q], f[4 * q + 1], f[4 * q + 2], f[4 * q + 3]);
   }
   template <class Tile> TESSEL_DEVICE static void add_partial(Tile& t, const float* slot, int thread) {
-    constexpr int threads = Consumers * 128;
-    TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
-      TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
-        TESSEL_UNROLL for (int v = 0; v < Tile::values; v += 4) {
-          const int q = ((i * Tile::tiles_c + j) * Tile::values + v) / 4;
-          float a, b, c, d;
-          arch::load_l2(slot + 4 * (q * threads + thread), a, b, c, d);
-          t.frag[i][j][v] += a, t.frag[i][j][v + 1] += b, t.frag[i][j][v + 2] += c, t.frag[i][j][v + 3] += d;
-        }
+    constexpr int threads = Consumers * 128, chunks = Tile::tiles_r * Tile::tiles_c * Tile::values / 4;
+    static_assert(chunks % partial_batch == 0, "sm90_tma_schedule: a partial is whole batches of chunks");
+    float* f = &t.frag[0][0][0];
+    TESSEL_UNROLL for (int q0 = 0; q0 < chunks; q0 += partial_batch) {
+      float x[partial_batch * 4];
+      TESSEL_UNROLL for (int b = 0; b < partial_batch; ++b)
+        arch::load_l2(slot + 4 * thread + 4 * (q0 + b) * threads, x[4 * b], x[4 * b + 1], x[4 * b + 2], x[4 * b + 3]);
+      TESSEL_UNROLL for (int i = 0; i < partial_batch * 4; ++i) f[4 * q0 + i] += x[i];
+    }
   }
 
   template <class Op, class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params<Op>& pp) {

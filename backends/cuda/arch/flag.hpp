@@ -38,9 +38,14 @@ TESSEL_DEVICE void store_l2(float* p, float a, float b, float c, float d) {
   (void)p, (void)a, (void)b, (void)c, (void)d;
 #endif
 }
+// Not a volatile asm: a plain load (the builtin) that the compiler may batch
+// with its neighbours, yet never move above a flag_acquire or a barrier
+// (asm with a memory clobber). As a volatile asm each load kept its place and
+// ptxas issued them four at a time, one L2 round trip per four.
 TESSEL_DEVICE void load_l2(const float* p, float& a, float& b, float& c, float& d) {
 #if TESSEL_DEVICE_PASS
-  asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];\n" : "=f"(a), "=f"(b), "=f"(c), "=f"(d) : "l"(p) : "memory");
+  const float4 v = __ldcg(reinterpret_cast<const float4*>(p));
+  a = v.x, b = v.y, c = v.z, d = v.w;
 #else
   (void)p, a = b = c = d = 0.0f;
 #endif
