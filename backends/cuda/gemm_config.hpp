@@ -126,8 +126,11 @@ template <class TOut> struct sm90_wide_gemm_config<fp16, TOut> : sm90_wide_gemm_
 // gemm_instance.hpp runs where fewer units than half the SMs would leave
 // most of them idle and the plan's cost model says splitting pays. Not the
 // default: compiled in, the partials' code slows the unsplit mainloop by
-// ~2% (H100, bench/notes/cuda_gemm.md).
+// ~2% (H100, bench/notes/cuda_gemm.md). 4 stages and 2 × 16 KiB of staging
+// (for either C): a piece's few steps wait on loads from DRAM more than a
+// whole unit's do; +3.5-7.5% over 3 stages at 512 × 4096 × 4096 and
+// 256 × 8192 × 8192, level at 16 and 128 × 4096 × 4096 (2026-11-25).
 template <class TIn, class TOut = TIn>
-struct sm90_split_gemm_config : sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 3, false, 1, 32, true> {};
+struct sm90_split_gemm_config : sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 4, false, 1, 16, true> {};
 
 }  // namespace tessel::cuda

@@ -11,7 +11,7 @@
 //   4 stages with 16 KiB of epilogue staging per consumer (8 KiB rounds);
 //   cluster pairs, 3 stages and 2 (odd unit counts, pairs that cannot share B,
 //   B multicast by panels and by lines);
-//   split units (Split), 3 stages and 2: on shapes whose plan splits on this
+//   split units (Split), the library's 4 stages and 2: on shapes whose plan splits on this
 //   device (checked): units in two, three and four pieces, a batch; the
 //   finishing pieces add their contributors' partials before alpha / beta;
 //   the plain-store kernel (the library's for alpha 1, beta 0 into a
@@ -63,10 +63,7 @@ struct sm90_pairs_two_stages : cuda::sm90 {
   template <class TIn, class TOut = TIn>
   using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 2, false, 2>;
 };
-struct sm90_split : cuda::sm90 {
-  template <class TIn, class TOut = TIn>
-  using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 3, false, 1, 32, true>;
-};
+using sm90_split = cuda::sm90_split_units;  // the library's split configuration (4 stages)
 struct sm90_split_two_stages : cuda::sm90 {
   template <class TIn, class TOut = TIn>
   using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 2, false, 1, 32, true>;
