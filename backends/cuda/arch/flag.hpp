@@ -38,10 +38,11 @@ TESSEL_DEVICE void store_l2(float* p, float a, float b, float c, float d) {
   (void)p, (void)a, (void)b, (void)c, (void)d;
 #endif
 }
-// Not a volatile asm: a plain load (the builtin) that the compiler may batch
-// with its neighbours, yet never move above a flag_acquire or a barrier
-// (asm with a memory clobber). As a volatile asm each load kept its place and
-// ptxas issued them four at a time, one L2 round trip per four.
+// The builtin: a volatile asm without a memory clobber. Volatile keeps it in
+// order with flag_acquire, the barriers and the other loads (volatile asm
+// too); without the clobber the compiler may move ordinary code (adds,
+// address arithmetic) around it, so a caller's batch of loads issues back to
+// back (schedule_sm90.hpp's add_partial: 19 before its first add).
 TESSEL_DEVICE void load_l2(const float* p, float& a, float& b, float& c, float& d) {
 #if TESSEL_DEVICE_PASS
   const float4 v = __ldcg(reinterpret_cast<const float4*>(p));
