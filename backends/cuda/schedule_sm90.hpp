@@ -265,14 +265,13 @@ struct sm90_tma_schedule {
     }
   }
 
-  // Split: the split plan of a launch of `grid` blocks (the same on the host
-  // and in the kernel), and the workspace it needs: a flag per block (zeroed
-  // by the launcher), then a slot per block of every consumer thread's
-  // partial accumulator (Op::partial: fp32), [chunk of 4][consumer thread].
-  // fixup_steps: what one partial written and read costs, in mainloop steps
-  // (128 KiB each way at ~64 bytes per clock ≈ 4 steps of 128 × 256 × 64).
-  // fixed_steps: what a split launch costs besides (measured on the H100: 64
-  // units of 32 steps ran 3% slower in 2 pieces than whole).
+  // Split: the plan of a launch of `grid` blocks (the same on host and device)
+  // and its workspace: a flag per block (zeroed by the launcher), then a slot
+  // per block of every consumer thread's fp32 partial (Op::partial).
+  // fixup_steps: one partial written and read, in mainloop steps (128 KiB each
+  // way at ~64 B a clock; 2 split finer and ran 9-12% slower, 2026-11-25).
+  // fixed_steps: what a split launch costs besides (H100: 64 units of 32 steps
+  // ran 3% slower in 2 pieces than whole).
   static constexpr int fixup_steps = 4, fixed_steps = 16;
   static constexpr int split_barrier = 1 + Consumers;  // named barrier of all consumer warps
   template <class Op> TESSEL_HOST_DEVICE static split_plan plan(const typename Op::problem& p, int grid) {
@@ -424,25 +423,29 @@ struct sm90_tma_schedule {
   }
 
   // Split: a consumer thread's partial accumulator to or from a block's slot.
-  // A slot is [chunk of 4][consumer thread]: chunk q of a thread is its
-  // tile's values 4q .. 4q + 3 (frag in order), at an immediate offset from
-  // one pointer; add_partial loads partial_batch chunks before adding them.
+  // A slot is [chunk of 4][consumer thread], at immediate offsets from one pointer; adds load a batch first.
   static constexpr int partial_batch = 8;
+  template <class Tile> TESSEL_DEVICE static auto* chunk(Tile& t, int q) {  // values 4q .. 4q + 3 of frag, in order
+    return &t.frag[q * 4 / Tile::values / Tile::tiles_c][q * 4 / Tile::values % Tile::tiles_c][q * 4 % Tile::values];
+  }
   template <class Tile> TESSEL_DEVICE static void save_partial(const Tile& t, float* slot, int thread) {
     constexpr int threads = Consumers * 128, chunks = Tile::tiles_r * Tile::tiles_c * Tile::values / 4;
-    const float* f = &t.frag[0][0][0];
-    TESSEL_UNROLL for (int q = 0; q < chunks; ++q)
-      arch::store_l2(slot + 4 * thread + 4 * q * threads, f[4 * q], f[4 * q + 1], f[4 * q + 2], f[4 * q + 3]);
+    TESSEL_UNROLL for (int q = 0; q < chunks; ++q) {
+      const float* f = chunk(t, q);
+      arch::store_l2(slot + 4 * thread + 4 * q * threads, f[0], f[1], f[2], f[3]);
+    }
   }
   template <class Tile> TESSEL_DEVICE static void add_partial(Tile& t, const float* slot, int thread) {
     constexpr int threads = Consumers * 128, chunks = Tile::tiles_r * Tile::tiles_c * Tile::values / 4;
     static_assert(chunks % partial_batch == 0, "sm90_tma_schedule: a partial is whole batches of chunks");
-    float* f = &t.frag[0][0][0];
     TESSEL_UNROLL for (int q0 = 0; q0 < chunks; q0 += partial_batch) {
-      float x[partial_batch * 4];
+      float x[partial_batch][4];
       TESSEL_UNROLL for (int b = 0; b < partial_batch; ++b)
-        arch::load_l2(slot + 4 * thread + 4 * (q0 + b) * threads, x[4 * b], x[4 * b + 1], x[4 * b + 2], x[4 * b + 3]);
-      TESSEL_UNROLL for (int i = 0; i < partial_batch * 4; ++i) f[4 * q0 + i] += x[i];
+        arch::load_l2(slot + 4 * thread + 4 * (q0 + b) * threads, x[b][0], x[b][1], x[b][2], x[b][3]);
+      TESSEL_UNROLL for (int b = 0; b < partial_batch; ++b) {
+        float* f = chunk(t, q0 + b);
+        f[0] += x[b][0], f[1] += x[b][1], f[2] += x[b][2], f[3] += x[b][3];
+      }
     }
   }
 
