@@ -217,6 +217,19 @@ template <class Policy> void expect_split(const shape_case& s, const std::string
   EXPECT_GT(used, 0u) << what << " " << describe(s) << ": no workspace was taken, so the units ran whole";
 }
 
+// A plain-store kernel (C = A·B as it is) on those of `cases` with alpha 1 and
+// beta 0; returns how many ran, so that a test can insist there were some.
+template <class Policy, std::size_t N>
+int expect_plain_cases(const shape_case (&cases)[N], const std::string& what) {
+  int run = 0;
+  for (const shape_case& s : cases)
+    if (s.alpha == 1.0f && s.beta == 0.0f) {
+      expect_schedule<Policy>(s, what);
+      ++run;
+    }
+  return run;
+}
+
 // What a launcher of the plain-store kernel would do first: prepare its parameters.
 struct prepare_only {
   template <class Tag, class Problem> void operator()(Tag, const Problem& problem) const {
@@ -225,13 +238,7 @@ struct prepare_only {
 };
 
 TEST(ScheduleSm90, PlainStore) {
-  int plain = 0;
-  for (const shape_case& s : shapes)
-    if (s.alpha == 1.0f && s.beta == 0.0f) {
-      expect_schedule<cuda::sm90_plain_store>(s, "plain store");
-      ++plain;
-    }
-  EXPECT_GE(plain, 3);
+  EXPECT_GE(expect_plain_cases<cuda::sm90_plain_store>(shapes, "plain store"), 3);
   if (!support::device_available()) GTEST_SKIP() << "no CUDA device";
   using probe = ops::gemm_kernel<cuda::sm90_plain_store, bf16, bf16, true, true>;
   if (!cuda::use_sm90<probe, probe::warps * cuda::warp_lanes>())
@@ -283,16 +290,8 @@ TEST(ScheduleSm90, ThreeConsumers) {
 // The wide plain-store kernel, launched directly (the dispatcher's choice
 // is the GEMM tests'), on the shapes with alpha 1 and beta 0.
 TEST(ScheduleSm90, WideStore) {
-  std::vector<shape_case> plain;
-  for (const shape_case& s : shapes) plain.push_back(s);
-  for (const shape_case& s : wide_shapes) plain.push_back(s);
-  int run = 0;
-  for (const shape_case& s : plain)
-    if (s.alpha == 1.0f && s.beta == 0.0f) {
-      expect_schedule<cuda::sm90_wide_store>(s, "wide store");
-      ++run;
-    }
-  EXPECT_GE(run, 6);
+  const int run = expect_plain_cases<cuda::sm90_wide_store>(shapes, "wide store");
+  EXPECT_GE(run + expect_plain_cases<cuda::sm90_wide_store>(wide_shapes, "wide store"), 6);
 }
 // The dispatcher's choice between the 128 × 256 and the wide plain-store
 // kernel on a 132-SM H100 (a host function: runs without a GPU too).
