@@ -15,7 +15,8 @@
 # TESSEL_DEVICE_STEPS (the steps, in order; default "build test sanitize bench"),
 # TESSEL_PROBE_MODE (the probe's mode in the bench step: full or quick),
 # TESSEL_SANITIZE_SCOPE (gemm: skip the attention sanitizer runs; attention: only those; launch: the
-# dependent-launch tests under the three tools and the GEMM tests under memcheck).
+# dependent-launch tests under the three tools and the GEMM tests under memcheck; split: the split
+# schedule tests under the three tools and the GEMM tests under memcheck).
 # Steps: build test sanitize bench odd gvariants parts l2sides ncu l2req trace variants clock attention python (see each below).
 # The test step also reruns the GEMM and attention tests with TESSEL_CUDA_POLICY=sm80, and the GEMM
 # tests with TESSEL_CUDA_REPACK=never (no aligned copies of misaligned matrices: backends/cuda/operand_copy.hpp).
@@ -127,6 +128,16 @@ sanitize_attention() {
 step_sanitize() {
   if [ -x "$tests_bin" ] && [ "${TESSEL_SANITIZE_SCOPE:-all}" = attention ]; then
     sanitize_attention
+    return
+  fi
+  if [ -x "$tests_bin" ] && [ "${TESSEL_SANITIZE_SCOPE:-all}" = split ]; then
+    # What a change to the split kernel touches: its schedule tests under the three tools, the GEMM
+    # tests (whose few-unit, long-K shapes run it through the public API) under memcheck.
+    for tool in memcheck racecheck synccheck; do
+      TESSEL_SANITIZE_TIMEOUT=240 sanitize $tool schedule_sm90_split "$build/tests/tessel_schedule_sm90_tests" \
+        --gtest_filter='*Split*' --gtest_brief=1
+    done
+    sanitize memcheck tests "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1
     return
   fi
   if [ -x "$tests_bin" ] && [ "${TESSEL_SANITIZE_SCOPE:-all}" = launch ]; then

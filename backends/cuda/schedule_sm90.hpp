@@ -66,7 +66,9 @@
 //             its flags zeroed) and sets the block's flag (bar(1 + Consumers),
 //             then a release store); the unit's first piece, its block's
 //             last, acquires the flags of the blocks after it, adds their
-//             partials and runs the epilogue.
+//             partials (read from global memory, or with RingPartials
+//             bulk-copied through its ring a stage at a time:
+//             sm90_partials.hpp) and runs the epilogue.
 //   phase bits: a thread's pass p over the ring waits full with parity p % 2,
 //   empty with parity (p + 1) % 2 (a fresh barrier's "previous" phase is done).
 //
@@ -103,6 +105,7 @@
 #include "tessel/cuda/atom/wgmma.hpp"
 #include "tessel/cuda/launch.hpp"
 #include "tessel/cuda/sm90_epilogue_store.hpp"
+#include "tessel/cuda/sm90_partials.hpp"
 #include "tessel/cuda/sm90_trace.hpp"
 #include "tessel/cuda/swizzle.hpp"
 #include "tessel/cuda/tensor_map.hpp"
@@ -131,7 +134,7 @@ template <class Op> struct paired_operand_of<Op, std::void_t<decltype(Op::paired
 };
 
 template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32, bool Persistent = true, bool Split = false,
-          bool PlainStore = false>
+          bool PlainStore = false, bool RingPartials = false>
 struct sm90_tma_schedule {
   static_assert(Stages >= 2 && Consumers >= 1, "sm90_tma_schedule: at least two stages and one consumer warpgroup");
   static_assert(Cluster == 1 || Cluster == 2, "sm90_tma_schedule: clusters of 1 or 2 blocks");
@@ -281,9 +284,9 @@ struct sm90_tma_schedule {
       return split_plan::make(work, work > 0 ? Op::steps(p, Op::work_at(p, 0, 0)) : 0, grid, fixup_steps, fixed_steps);
   }
   template <class Op> using partial_tile = std::remove_reference_t<decltype(Op::partial(std::declval<typename Op::state&>()))>;
-  template <class Op>
-  static constexpr int partial_floats = Consumers * 128 * partial_tile<Op>::tiles_r * partial_tile<Op>::tiles_c *
-                                        partial_tile<Op>::values;
+  // Partials from the contributing blocks to the finishing one (sm90_partials.hpp).
+  template <class Op> using partials = sm90_partials<partial_tile<Op>, Consumers, Stages, Op::stage_bytes>;
+  template <class Op> static constexpr int partial_floats = partials<Op>::floats;
   static constexpr std::size_t flag_bytes(int grid) { return (std::size_t(grid) * 4 + 255) / 256 * 256; }
   template <class Op> static workspace_need workspace(const params<Op>& pp, int grid) {
     if constexpr (Split) {
@@ -420,33 +423,6 @@ struct sm90_tma_schedule {
                       int(first / tiles),
                       int(step % tiles),
                       int(step / tiles)};
-  }
-
-  // Split: a consumer thread's partial accumulator to or from a block's slot.
-  // A slot is [chunk of 4][consumer thread], at immediate offsets from one pointer; adds load a batch first.
-  static constexpr int partial_batch = 8;
-  template <class Tile> TESSEL_DEVICE static auto* chunk(Tile& t, int q) {  // values 4q .. 4q + 3 of frag, in order
-    return &t.frag[q * 4 / Tile::values / Tile::tiles_c][q * 4 / Tile::values % Tile::tiles_c][q * 4 % Tile::values];
-  }
-  template <class Tile> TESSEL_DEVICE static void save_partial(const Tile& t, float* slot, int thread) {
-    constexpr int threads = Consumers * 128, chunks = Tile::tiles_r * Tile::tiles_c * Tile::values / 4;
-    TESSEL_UNROLL for (int q = 0; q < chunks; ++q) {
-      const float* f = chunk(t, q);
-      arch::store_l2(slot + 4 * thread + 4 * q * threads, f[0], f[1], f[2], f[3]);
-    }
-  }
-  template <class Tile> TESSEL_DEVICE static void add_partial(Tile& t, const float* slot, int thread) {
-    constexpr int threads = Consumers * 128, chunks = Tile::tiles_r * Tile::tiles_c * Tile::values / 4;
-    static_assert(chunks % partial_batch == 0, "sm90_tma_schedule: a partial is whole batches of chunks");
-    TESSEL_UNROLL for (int q0 = 0; q0 < chunks; q0 += partial_batch) {
-      float x[partial_batch][4];
-      TESSEL_UNROLL for (int b = 0; b < partial_batch; ++b)
-        arch::load_l2(slot + 4 * thread + 4 * (q0 + b) * threads, x[b][0], x[b][1], x[b][2], x[b][3]);
-      TESSEL_UNROLL for (int b = 0; b < partial_batch; ++b) {
-        float* f = chunk(t, q0 + b);
-        f[0] += x[b][0], f[1] += x[b][1], f[2] += x[b][2], f[3] += x[b][3];
-      }
-    }
   }
 
   template <class Op, class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params<Op>& pp) {
@@ -671,19 +647,35 @@ struct sm90_tma_schedule {
       if constexpr (Split) {
         const int block = ctx.block_x();
         if (pc.role == split_piece::contributes) {  // leave the partial; the unit's first piece adds it
-          save_partial(Op::partial(st), pp.partials + (long long)block * partial_floats<Op>, thread);
+          float* const slot = pp.partials + (long long)block * partial_floats<Op>;
+          partials<Op>::template save<RingPartials>(Op::partial(st), slot, thread);
           arch::named_barrier<Consumers * 128>(split_barrier);
           if (thread == 0) arch::flag_release(pp.flags + block, 1);
           continue;
         }
         if (pc.role == split_piece::finishes) {  // add the partials of the blocks after this one, in order
-          if (thread == 0)
+          if constexpr (!RingPartials) {             // each consumer thread its chunks, from global memory
+            if (thread == 0)
+              for (int c = block + 1; c < pc.contributors_end; ++c)
+                while (arch::flag_acquire(pp.flags + c) == 0) {
+                }
+            arch::named_barrier<Consumers * 128>(split_barrier);
             for (int c = block + 1; c < pc.contributors_end; ++c)
-              while (arch::flag_acquire(pp.flags + c) == 0) {
-              }
-          arch::named_barrier<Consumers * 128>(split_barrier);
-          for (int c = block + 1; c < pc.contributors_end; ++c)
-            add_partial(Op::partial(st), pp.partials + (long long)c * partial_floats<Op>, thread);
+              partials<Op>::add_global(Op::partial(st), pp.partials + (long long)c * partial_floats<Op>, thread);
+          } else {  // copied through the ring by thread 0, a stage at a time
+            const auto stage_address = [&](int s) { return arch::shared_address(smem + s * Op::stage_bytes); };
+            typename partials<Op>::template loader<Full, Empty, decltype(stage_address)> refill{
+                pp.partials, pp.flags, full, empty, stage_address, block + 1, pc.contributors_end, s, phase};
+            if (thread == 0)
+              for (int i = 0; i < Stages; ++i) refill.next();
+            const auto free_and_refill = [&](int s) {
+              release(s);
+              if (thread == 0) refill.next();
+              __syncwarp();
+            };
+            for (int c = block + 1; c < pc.contributors_end; ++c)
+              partials<Op>::add(Op::partial(st), thread, full, free_and_refill, stage_address, s, phase);
+          }
         }
       }
       TESSEL_SM90_TRACED(out.unit = int(mine);)

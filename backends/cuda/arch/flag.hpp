@@ -42,7 +42,7 @@ TESSEL_DEVICE void store_l2(float* p, float a, float b, float c, float d) {
 // order with flag_acquire, the barriers and the other loads (volatile asm
 // too); without the clobber the compiler may move ordinary code (adds,
 // address arithmetic) around it, so a caller's batch of loads issues back to
-// back (schedule_sm90.hpp's add_partial: 19 before its first add).
+// back (sm90_partials.hpp's add_global: 19 before its first add).
 TESSEL_DEVICE void load_l2(const float* p, float& a, float& b, float& c, float& d) {
 #if TESSEL_DEVICE_PASS
   const float4 v = __ldcg(reinterpret_cast<const float4*>(p));
