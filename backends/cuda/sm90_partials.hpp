@@ -45,7 +45,9 @@ template <class Tile, int Consumers, int Stages, int StageBytes> struct sm90_par
   static constexpr int chunks = Tile::tiles_r * Tile::tiles_c * Tile::values / 4;  // rows of a slot
   static constexpr int floats = chunks * threads * 4;                              // a slot
   // Rows per copy: halve all of them until a stage holds them.
-  static constexpr int rows_fitting(int r) { return r * row_bytes <= StageBytes || r % 2 != 0 ? r : rows_fitting(r / 2); }
+  static constexpr int rows_fitting(int r) {
+    return r * row_bytes <= StageBytes || r % 2 != 0 ? r : rows_fitting(r / 2);
+  }
   static constexpr int rows = rows_fitting(chunks), copies = chunks / rows;
   static constexpr std::uint32_t copy_bytes = std::uint32_t(rows) * row_bytes;
   static constexpr int batch = rows < 8 ? rows : 8;  // shared loads in flight before their adds
@@ -82,8 +84,8 @@ template <class Tile, int Consumers, int Stages, int StageBytes> struct sm90_par
     }
   }
 
-  // RingPartials: the finisher's copies, issued by one of its consumer threads: contributors
-  // c .. end − 1 in order, each slot in `copies` stage loads, on the ring from
+  // RingPartials: the finisher's copies, issued by one of its consumer
+  // threads: contributors c .. end − 1 in order, each slot in `copies` stage loads, on the ring from
   // (s, phase), where the piece's steps left it. The block's producer is done
   // by then: a finishing piece is its block's last (core/split_plan.hpp).
   // next(): one stage's copy, if any is left — once the slot's flag is set
@@ -110,8 +112,8 @@ template <class Tile, int Consumers, int Stages, int StageBytes> struct sm90_par
     }
   };
 
-  // RingPartials: the finisher's consumers: one contributor's partial, as the loader brings
-  // it into the ring at (s, phase), added to `t`; release(s) frees each stage
+  // RingPartials: the finisher's consumers: one contributor's partial, as the
+  // loader brings it into the ring at (s, phase), added to `t`; release(s) frees each stage
   // (and has the loader's thread copy the next).
   template <class Full, class Release, class Addr>
   TESSEL_DEVICE static void add(Tile& t, int thread, Full full, Release release, Addr addr, int& s, int& phase) {
