@@ -656,9 +656,7 @@ struct sm90_tma_schedule {
         if (pc.role == split_piece::finishes) {  // add the partials of the blocks after this one, in order
           if constexpr (!RingPartials) {             // each consumer thread its chunks, from global memory
             if (thread == 0)
-              for (int c = block + 1; c < pc.contributors_end; ++c)
-                while (arch::flag_acquire(pp.flags + c) == 0) {
-                }
+              for (int c = block + 1; c < pc.contributors_end; ++c) arch::flag_wait(pp.flags + c);
             arch::named_barrier<Consumers * 128>(split_barrier);
             for (int c = block + 1; c < pc.contributors_end; ++c)
               partials<Op>::add_global(Op::partial(st), pp.partials + (long long)c * partial_floats<Op>, thread);

@@ -68,20 +68,26 @@ template <class Tile, int Consumers, int Stages, int StageBytes> struct sm90_par
     if constexpr (Ring) arch::fence_proxy_async_global();
   }
 
+  // Adds N chunks q0 .. q0 + N − 1, fetched first (fetch(b, x): chunk q0 + b
+  // into x), so that their loads are in flight together.
+  template <int N, class Fetch> TESSEL_DEVICE static void add_batch(Tile& t, int q0, Fetch fetch) {
+    float x[N][4];
+    TESSEL_UNROLL for (int b = 0; b < N; ++b) fetch(b, x[b]);
+    TESSEL_UNROLL for (int b = 0; b < N; ++b) {
+      float* f = chunk(t, q0 + b);
+      f[0] += x[b][0], f[1] += x[b][1], f[2] += x[b][2], f[3] += x[b][3];
+    }
+  }
+
   // A finishing consumer thread's chunks of one contributor's slot, added from
   // global memory: a batch of loads at immediate offsets from one pointer first.
   static constexpr int global_batch = 8;
   static_assert(chunks % global_batch == 0, "sm90_partials: a partial is whole batches of chunks");
   TESSEL_DEVICE static void add_global(Tile& t, const float* slot, int thread) {
-    TESSEL_UNROLL for (int q0 = 0; q0 < chunks; q0 += global_batch) {
-      float x[global_batch][4];
-      TESSEL_UNROLL for (int b = 0; b < global_batch; ++b)
-        arch::load_l2(slot + 4 * thread + 4 * (q0 + b) * threads, x[b][0], x[b][1], x[b][2], x[b][3]);
-      TESSEL_UNROLL for (int b = 0; b < global_batch; ++b) {
-        float* f = chunk(t, q0 + b);
-        f[0] += x[b][0], f[1] += x[b][1], f[2] += x[b][2], f[3] += x[b][3];
-      }
-    }
+    TESSEL_UNROLL for (int q0 = 0; q0 < chunks; q0 += global_batch)
+      add_batch<global_batch>(t, q0, [&](int b, float (&x)[4]) {
+        arch::load_l2(slot + 4 * thread + 4 * (q0 + b) * threads, x[0], x[1], x[2], x[3]);
+      });
   }
 
   // RingPartials: the finisher's copies, issued by one of its consumer
@@ -100,8 +106,7 @@ template <class Tile, int Consumers, int Stages, int StageBytes> struct sm90_par
     TESSEL_DEVICE void next() {
       if (c >= end) return;
       if (j == 0) {
-        while (arch::flag_acquire(flags + c) == 0) {
-        }
+        arch::flag_wait(flags + c);
         arch::fence_proxy_async_global();
       }
       arch::mbarrier_wait(empty(s), phase ^ 1);
@@ -120,15 +125,10 @@ template <class Tile, int Consumers, int Stages, int StageBytes> struct sm90_par
     TESSEL_UNROLL for (int j = 0; j < copies; ++j) {
       arch::mbarrier_wait(full(s), phase);
       const std::uint32_t base = addr(s) + 16 * thread;
-      TESSEL_UNROLL for (int r0 = 0; r0 < rows; r0 += batch) {
-        float x[batch][4];
-        TESSEL_UNROLL for (int b = 0; b < batch; ++b)
-          arch::ld_shared(base + (r0 + b) * row_bytes, x[b][0], x[b][1], x[b][2], x[b][3]);
-        TESSEL_UNROLL for (int b = 0; b < batch; ++b) {
-          float* f = chunk(t, j * rows + r0 + b);
-          f[0] += x[b][0], f[1] += x[b][1], f[2] += x[b][2], f[3] += x[b][3];
-        }
-      }
+      TESSEL_UNROLL for (int r0 = 0; r0 < rows; r0 += batch)
+        add_batch<batch>(t, j * rows + r0, [&](int b, float (&x)[4]) {
+          arch::ld_shared(base + (r0 + b) * row_bytes, x[0], x[1], x[2], x[3]);
+        });
       __syncwarp();  // every lane's reads of the stage before its warp's release
       release(s);
       if (++s == Stages) s = 0, phase ^= 1;

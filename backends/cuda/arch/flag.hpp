@@ -5,6 +5,7 @@
 //                        of threads it synchronised with through a barrier
 //                        before), are visible to whoever acquires the value
 //   flag_acquire(f)      load *f with acquire semantics at GPU scope
+//   flag_wait(f)         flag_acquire until the value is nonzero
 //   load_l2 / store_l2   16-byte accesses that bypass L1 (ld.global.cg / st.global.cg):
 //                        data another block wrote in this kernel
 // Device code only (sm_70 and later).
@@ -30,6 +31,11 @@ TESSEL_DEVICE unsigned flag_acquire(const unsigned* f) {
   (void)f;
 #endif
   return v;
+}
+// Spins until *f is nonzero (each read an acquire, as flag_acquire).
+TESSEL_DEVICE void flag_wait(const unsigned* f) {
+  while (flag_acquire(f) == 0) {
+  }
 }
 TESSEL_DEVICE void store_l2(float* p, float a, float b, float c, float d) {
 #if TESSEL_DEVICE_PASS
