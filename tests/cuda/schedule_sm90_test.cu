@@ -12,7 +12,7 @@
 //   cluster pairs, 3 stages and 2 (odd unit counts, pairs that cannot share B,
 //   B multicast by panels and by lines);
 //   split units (Split), the library's 4 stages and 2: on shapes whose plan splits on this
-//   device (checked): units in two, three, four and five to ten pieces, a
+//   device (checked): units in two, three, four, five and eight pieces, a
 //   batch; the finishing pieces add their contributors' partials before
 //   alpha / beta, read from global memory or (RingPartials, 4 and 2 stages)
 //   bulk-copied through their ring;
@@ -205,9 +205,9 @@ const shape_case split_shapes[] = {
     {1000, 1800, 3000, 1, false, true, 0.5f, 0.25f},  // 64 units of 47 steps in 2 (24 + 23); edges; alpha, beta
     {1280, 1024, 2048, 1, true, false, 1.0f, 0.0f},   // 40 units of 32 steps in 3 (10 + 11 + 11)
     {512, 512, 2048, 4, true, true, 1.0f, 1.0f},      // a batch of 8-unit layers, beta
-    // Many contributors: their partials pass through the finisher's ring a stage at a time (sm90_partials.hpp)
-    {256, 512, 8192, 1, false, false, 1.0f, 0.0f},  // 4 units of 128 steps, each in 8 or more pieces
-    {200, 700, 4096, 1, true, false, 0.5f, 0.25f},  // 6 units, edges in M and N, in 5 or more pieces; alpha, beta
+    // Many contributors per finisher (with RingPartials: several ring passes per partial, sm90_partials.hpp)
+    {256, 512, 8192, 1, false, false, 1.0f, 0.0f},  // 4 units of 128 steps, each in 8 pieces (the library's cost model)
+    {200, 700, 4096, 1, true, false, 0.5f, 0.25f},  // 6 units, edges in M and N, each in 5 pieces; alpha, beta
 };
 
 template <class Policy> void expect_split(const shape_case& s, const std::string& what) {
