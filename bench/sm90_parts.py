@@ -52,15 +52,11 @@ of the tree (no build folders, .git, .devdeps or bench/results) with its edits:
            (schedule_sm90.hpp's self_load; 256 threads, no setmaxnreg);
            correct C. Session 32's `sl2`. For tessel-bench builds: the schedule
            tests' alternating configuration would fail its static_assert.
-  ring   — not a removal: the library's split kernel (sm90_split_units)
-           with RingPartials: a finishing block's contributors' partials
-           bulk-copied through its ring a stage at a time and added from
-           shared memory (sm90_partials.hpp), not read from global memory
-           by every consumer thread; correct C.
   fix2   — not a removal: the split plan's cost model charges 2 steps per
            partial, not 4 (more pieces where units are few: 16 units of 64
-           steps in 8, not 5); with `ring` (`ring+fix2`), the cost the ring's
-           copies are meant to have; correct C.
+           steps in 8, not 5); correct C. With the partials copied through the
+           finisher's ring (session 34's `ring`, taken out after it lost 1-5%
+           on an H200, 2026-11-29), `ring+fix2` lost 15-16% at 128 × 4096² (bf16 C).
 Parts combine with '+': `nomma+pairs` is the loads alone on cluster pairs
 (written to DEST/nomma_pairs, named nomma_pairs). The removals' C is wrong (tessel-bench prints FAIL): they are for timing only, as the
 device step `parts` does (bench/device.sh). Each edit must match the source
@@ -210,16 +206,14 @@ SPLIT = [
 ]
 
 
-# ring / fix2: the split kernel's partials through the ring; the cost model's steps per partial.
-RING = [(CONFIG, "sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 4, false, 1, 16, true, false, false>",
-         "sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 4, false, 1, 16, true, false, true /* sm90_parts: ring */>")]
+# fix2: the cost model's steps per partial.
 FIXUP2 = [(SCHEDULE, "static constexpr int fixup_steps = 4,", "static constexpr int fixup_steps = 2 /* sm90_parts: fix2 */,")]
 
 
 PARTS = {"nomma": [NO_MMA], "noload": NO_LOAD, "none": [NO_MMA] + NO_LOAD, "aonly": A_ONLY, "pairs": PAIRS,
          "wg": PER_WARPGROUP, "s4": STAGES4, "order": ORDER,
          "wavesync": unit_sync("unsigned(ctx.grid_x())", "0"), "quadsync": unit_sync("4", "ctx.block_x() / 4"),
-         "f3": FP32_3STAGES, "lead3": LEAD3, "split": SPLIT, "selfload": SELF_LOAD, "ring": RING, "fix2": FIXUP2}
+         "f3": FP32_3STAGES, "lead3": LEAD3, "split": SPLIT, "selfload": SELF_LOAD, "fix2": FIXUP2}
 DEFAULT = ["nomma", "noload", "none", "aonly"]
 SKIP = {".git", ".devdeps", "results"}
 

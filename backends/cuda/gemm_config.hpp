@@ -69,12 +69,12 @@ template <class TIn, class TOut = TIn> struct sm90_gemm_config : sm80_gemm_confi
 // their requests merged by the L2 request coalescer (up to half of them,
 // 2026-11-25), and pairs lose most of that merging. Not the default.
 template <class T, int BM_, int BN_, int BK_, int Consumers, int Stages, bool Alternating = false, int Cluster = 1,
-          int EpilogueKiB = 32, bool Split = false, bool PlainStore = false, bool RingPartials = false>
+          int EpilogueKiB = 32, bool Split = false, bool PlainStore = false>
 struct sm90_tma_gemm_config {
   using atom = wgmma_m64k16<T, BN_>;
   using smem_type = T;
   using unit = group_scope<4>;
-  using schedule = sm90_tma_schedule<Stages, Consumers, Cluster, EpilogueKiB, true, Split, PlainStore, RingPartials>;
+  using schedule = sm90_tma_schedule<Stages, Consumers, Cluster, EpilogueKiB, true, Split, PlainStore>;
   static constexpr int BM = BM_, BN = BN_, BK = BK_, warps_m = Alternating ? 1 : Consumers, warps_n = 1;
   static constexpr int stages = Stages;
   template <bool KContiguous> using layout_a = swizzle128<BM, BK, KContiguous>;
@@ -130,10 +130,7 @@ template <class TOut> struct sm90_wide_gemm_config<fp16, TOut> : sm90_wide_gemm_
 // (for either C): a piece's few steps wait on loads from DRAM more than a
 // whole unit's do; +3.5-7.5% over 3 stages at 512 × 4096 × 4096 and
 // 256 × 8192 × 8192, level at 16 and 128 × 4096 × 4096 (2026-11-25).
-// RingPartials (the partials bulk-copied through the finisher's ring,
-// sm90_partials.hpp) is built and tested by tests/cuda/schedule_sm90_test.cu
-// but has not run on a GPU yet: bench/sm90_parts.py part `ring` times it.
 template <class TIn, class TOut = TIn>
-struct sm90_split_gemm_config : sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 4, false, 1, 16, true, false, false> {};
+struct sm90_split_gemm_config : sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 4, false, 1, 16, true> {};
 
 }  // namespace tessel::cuda

@@ -66,9 +66,8 @@
 //             its flags zeroed) and sets the block's flag (bar(1 + Consumers),
 //             then a release store); the unit's first piece, its block's
 //             last, acquires the flags of the blocks after it, adds their
-//             partials (read from global memory, or with RingPartials
-//             bulk-copied through its ring a stage at a time:
-//             sm90_partials.hpp) and runs the epilogue.
+//             partials (each consumer thread its chunks, from global
+//             memory: sm90_partials.hpp) and runs the epilogue.
 //   phase bits: a thread's pass p over the ring waits full with parity p % 2,
 //   empty with parity (p + 1) % 2 (a fresh barrier's "previous" phase is done).
 //
@@ -134,7 +133,7 @@ template <class Op> struct paired_operand_of<Op, std::void_t<decltype(Op::paired
 };
 
 template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32, bool Persistent = true, bool Split = false,
-          bool PlainStore = false, bool RingPartials = false>
+          bool PlainStore = false>
 struct sm90_tma_schedule {
   static_assert(Stages >= 2 && Consumers >= 1, "sm90_tma_schedule: at least two stages and one consumer warpgroup");
   static_assert(Cluster == 1 || Cluster == 2, "sm90_tma_schedule: clusters of 1 or 2 blocks");
@@ -285,7 +284,7 @@ struct sm90_tma_schedule {
   }
   template <class Op> using partial_tile = std::remove_reference_t<decltype(Op::partial(std::declval<typename Op::state&>()))>;
   // Partials from the contributing blocks to the finishing one (sm90_partials.hpp).
-  template <class Op> using partials = sm90_partials<partial_tile<Op>, Consumers, Stages, Op::stage_bytes>;
+  template <class Op> using partials = sm90_partials<partial_tile<Op>, Consumers>;
   template <class Op> static constexpr int partial_floats = partials<Op>::floats;
   static constexpr std::size_t flag_bytes(int grid) { return (std::size_t(grid) * 4 + 255) / 256 * 256; }
   template <class Op> static workspace_need workspace(const params<Op>& pp, int grid) {
@@ -648,32 +647,17 @@ struct sm90_tma_schedule {
         const int block = ctx.block_x();
         if (pc.role == split_piece::contributes) {  // leave the partial; the unit's first piece adds it
           float* const slot = pp.partials + (long long)block * partial_floats<Op>;
-          partials<Op>::template save<RingPartials>(Op::partial(st), slot, thread);
+          partials<Op>::save(Op::partial(st), slot, thread);
           arch::named_barrier<Consumers * 128>(split_barrier);
           if (thread == 0) arch::flag_release(pp.flags + block, 1);
           continue;
         }
         if (pc.role == split_piece::finishes) {  // add the partials of the blocks after this one, in order
-          if constexpr (!RingPartials) {             // each consumer thread its chunks, from global memory
-            if (thread == 0)
-              for (int c = block + 1; c < pc.contributors_end; ++c) arch::flag_wait(pp.flags + c);
-            arch::named_barrier<Consumers * 128>(split_barrier);
-            for (int c = block + 1; c < pc.contributors_end; ++c)
-              partials<Op>::add_global(Op::partial(st), pp.partials + (long long)c * partial_floats<Op>, thread);
-          } else {  // copied through the ring by thread 0, a stage at a time
-            const auto stage_address = [&](int s) { return arch::shared_address(smem + s * Op::stage_bytes); };
-            typename partials<Op>::template loader<Full, Empty, decltype(stage_address)> refill{
-                pp.partials, pp.flags, full, empty, stage_address, block + 1, pc.contributors_end, s, phase};
-            if (thread == 0)
-              for (int i = 0; i < Stages; ++i) refill.next();
-            const auto free_and_refill = [&](int s) {
-              release(s);
-              if (thread == 0) refill.next();
-              __syncwarp();
-            };
-            for (int c = block + 1; c < pc.contributors_end; ++c)
-              partials<Op>::add(Op::partial(st), thread, full, free_and_refill, stage_address, s, phase);
-          }
+          if (thread == 0)
+            for (int c = block + 1; c < pc.contributors_end; ++c) arch::flag_wait(pp.flags + c);
+          arch::named_barrier<Consumers * 128>(split_barrier);
+          for (int c = block + 1; c < pc.contributors_end; ++c)  // each consumer thread its chunks, from global memory
+            partials<Op>::add_global(Op::partial(st), pp.partials + (long long)c * partial_floats<Op>, thread);
         }
       }
       TESSEL_SM90_TRACED(out.unit = int(mine);)

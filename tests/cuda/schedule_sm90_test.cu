@@ -14,8 +14,7 @@
 //   split units (Split), the library's 4 stages and 2: on shapes whose plan splits on this
 //   device (checked): units in two, three, four, five and eight pieces, a
 //   batch; the finishing pieces add their contributors' partials before
-//   alpha / beta, read from global memory or (RingPartials, 4 and 2 stages)
-//   bulk-copied through their ring;
+//   alpha / beta;
 //   the plain-store kernel (the library's for alpha 1, beta 0 into a
 //   TMA-storable C) launched directly, and its prepare() refusing a C no
 //   tensor map describes (the dispatcher must never hand it one);
@@ -69,15 +68,6 @@ using sm90_split = cuda::sm90_split_units;  // the library's split configuration
 struct sm90_split_two_stages : cuda::sm90 {
   template <class TIn, class TOut = TIn>
   using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 2, false, 1, 32, true>;
-};
-// The same two with the partials copied through the finisher's ring (RingPartials, sm90_partials.hpp).
-struct sm90_split_ring : cuda::sm90 {
-  template <class TIn, class TOut = TIn>
-  using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 4, false, 1, 16, true, false, true>;
-};
-struct sm90_split_ring_two_stages : cuda::sm90 {
-  template <class TIn, class TOut = TIn>
-  using gemm_config = cuda::sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 2, false, 1, 32, true, false, true>;
 };
 // The wide plain-store kernel's configuration with the general epilogue (alpha, beta).
 struct sm90_three_consumers : cuda::sm90 {
@@ -205,9 +195,9 @@ const shape_case split_shapes[] = {
     {1000, 1800, 3000, 1, false, true, 0.5f, 0.25f},  // 64 units of 47 steps in 2 (24 + 23); edges; alpha, beta
     {1280, 1024, 2048, 1, true, false, 1.0f, 0.0f},   // 40 units of 32 steps in 3 (10 + 11 + 11)
     {512, 512, 2048, 4, true, true, 1.0f, 1.0f},      // a batch of 8-unit layers, beta
-    // Many contributors per finisher (with RingPartials: several ring passes per partial, sm90_partials.hpp)
-    {256, 512, 8192, 1, false, false, 1.0f, 0.0f},  // 4 units of 128 steps, each in 8 pieces (the library's cost model)
-    {200, 700, 4096, 1, true, false, 0.5f, 0.25f},  // 6 units, edges in M and N, each in 5 pieces; alpha, beta
+    // Many contributors per finisher (piece counts under the library's cost model)
+    {256, 512, 8192, 1, false, false, 1.0f, 0.0f},  // 4 units of 128 steps, each in 8 pieces
+    {200, 704, 4096, 1, true, false, 0.5f, 0.25f},  // 6 units, edges in M and N, each in 5 pieces; alpha, beta
 };
 
 template <class Policy> void expect_split(const shape_case& s, const std::string& what) {
@@ -328,11 +318,6 @@ TEST(ScheduleSm90, WideTilePaysWhereItsWavesCostNoMore) {
 }
 TEST(ScheduleSm90, SplitUnitsTwoStages) {
   for (const shape_case& s : split_shapes) expect_split<sm90_split_two_stages>(s, "split, two stages");
-}
-TEST(ScheduleSm90, SplitUnitsRingPartials) {
-  for (const shape_case& s : split_shapes) expect_split<sm90_split_ring>(s, "split, partials through the ring");
-  for (const shape_case& s : split_shapes)
-    expect_split<sm90_split_ring_two_stages>(s, "split, partials through a two-stage ring");
 }
 
 }  // namespace

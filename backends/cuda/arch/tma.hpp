@@ -11,7 +11,7 @@
 // that a producer warpgroup runs on few and the consumers on many; every warp
 // of the warpgroup executes it, and the kernel must be launched with a block
 // register budget that covers the new totals.
-// Also: plain bulk copies, TMA stores and their bulk groups, named barriers, shared loads and stores.
+// Also: TMA stores and their bulk groups, named barriers, shared stores.
 // Device code only; empty below sm_90 (never launched there).
 #pragma once
 #include <cstdint>
@@ -43,28 +43,6 @@ TESSEL_DEVICE void tma_load_4d(std::uint32_t dst, const void* map, int c0, int c
       : "memory");
 #else
   (void)dst, (void)map, (void)c0, (void)c1, (void)c2, (void)c3, (void)bar;
-#endif
-}
-
-// A plain bulk copy: `bytes` (a multiple of 16) from global memory at `src`
-// to shared memory at `dst` (both 16-byte aligned), completing its bytes on
-// mbarrier `bar`. It reads through the async proxy: data that other threads
-// wrote with ordinary stores needs fence_proxy_async_global() in the issuing
-// thread after it has acquired them.
-TESSEL_DEVICE void bulk_load(std::uint32_t dst, const void* src, std::uint32_t bytes, std::uint32_t bar) {
-#if TESSEL_CUDA_SM90_ASYNC
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
-               "l"(reinterpret_cast<std::uint64_t>(src)), "r"(bytes), "r"(bar)
-               : "memory");
-#else
-  (void)dst, (void)src, (void)bytes, (void)bar;
-#endif
-}
-// Orders this thread's ordinary (generic-proxy) global memory accesses, and
-// those it has acquired, against its async-proxy ones (bulk copies) after it.
-TESSEL_DEVICE void fence_proxy_async_global() {
-#if TESSEL_CUDA_SM90_ASYNC
-  asm volatile("fence.proxy.async.global;\n" ::: "memory");
 #endif
 }
 
@@ -119,15 +97,6 @@ TESSEL_DEVICE void st_shared(std::uint32_t addr, float v0, float v1) {
   asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(v0), "f"(v1) : "memory");
 #else
   (void)addr, (void)v0, (void)v1;
-#endif
-}
-
-// 16 bytes from shared memory at a shared-window address.
-TESSEL_DEVICE void ld_shared(std::uint32_t addr, float& v0, float& v1, float& v2, float& v3) {
-#if TESSEL_DEVICE_PASS
-  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n" : "=f"(v0), "=f"(v1), "=f"(v2), "=f"(v3) : "r"(addr) : "memory");
-#else
-  (void)addr, v0 = v1 = v2 = v3 = 0.0f;
 #endif
 }
 
