@@ -17,7 +17,7 @@
 # TESSEL_SANITIZE_SCOPE (gemm: skip the attention sanitizer runs; attention: only those; launch: the
 # dependent-launch tests under the three tools and the GEMM tests under memcheck; split: the split
 # schedule tests under the three tools and the GEMM tests under memcheck).
-# Steps: build test sanitize bench odd gvariants parts l2sides ncu l2req trace variants clock attention python (see each below).
+# Steps: build test sanitize bench odd gvariants parts l2sides ncu l2req trace variants clock attention cpu python (see each below).
 # The test step also reruns the GEMM and attention tests with TESSEL_CUDA_POLICY=sm80, and the GEMM
 # tests with TESSEL_CUDA_REPACK=never (no aligned copies of misaligned matrices: backends/cuda/operand_copy.hpp).
 set -uo pipefail
@@ -481,6 +481,32 @@ step_attention() {
   note "attention vs SDPA: rc=$?"
 }
 
+# ---- 5c. the host CPU against PyTorch's CPU kernels (MKL, oneDNN, SDPA): the CPU backend alone, built
+# here into its own folder (its C ABI), then bench/cpu_vs_torch.py pinned to 1, 8 and all cores
+# (TESSEL_CPU_THREADS, default "1 8 all"), the thread counts in turn; one file per count.
+step_cpu() {
+  local dir=$root/build-device-cpu t0 t c n all
+  t0=$(date +%s)
+  all=$(nproc)
+  if ! { cmake -S . -B "$dir" -G Ninja -DBACKEND=cpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$deps/usr" \
+    -DTESSEL_BUILD_TESTS=OFF -DTESSEL_BUILD_TOOLS=OFF && cmake --build "$dir" -j16 --target tessel_c; } \
+    >"$OUT/cpu_build.log" 2>&1; then
+    note "cpu: build FAILED (cpu_build.log)"; tail -20 "$OUT/cpu_build.log"; return
+  fi
+  note "cpu: CPU-only build $(( $(date +%s) - t0 )) s; host: $(lscpu | sed -n 's/^Model name: *//p'), $all CPUs"
+  local done_counts=" "
+  for t in ${TESSEL_CPU_THREADS:-1 8 all}; do
+    [ "$t" = all ] && t=$all
+    [ "$t" -le "$all" ] && [[ $done_counts != *" $t "* ]] || continue
+    done_counts+="$t "
+    c=0; [ "$t" -gt 1 ] && c=0-$((t - 1))
+    n=$OUT/cpu_vs_torch_t$t.txt
+    PYTHONUNBUFFERED=1 timeout 240 taskset -c "$c" python3 bench/cpu_vs_torch.py --lib "$dir/c_api/libtessel_c.so" \
+      --threads "$t" --shapes 512,1024,2048 --tokens 2048 --heads 8 --seqs 1024,2048 >"$n" 2>&1
+    note "cpu vs torch, $t threads: rc=$? ($(grep -c ' ok$' "$n") rows ok, $(grep -c FAIL "$n") FAIL)"
+  done
+}
+
 # ---- 6. the Python package on the CUDA backend: built into a venv that sees the machine's
 # PyTorch and numpy, its build and test tools from .devdeps/wheels (no index here; oneTBB and
 # xsimd through the CMAKE_PREFIX_PATH exported above), then the whole pytest suite: the CPU
@@ -508,8 +534,8 @@ step_python() {
 
 for s in $steps; do
   case $s in
-    build | test | sanitize | bench | odd | gvariants | parts | l2sides | ncu | l2req | trace | variants | clock | attention | python) "step_$s" ;;
-    *) note "unknown step '$s' (expected build, test, sanitize, bench, odd, gvariants, parts, l2sides, ncu, l2req, trace, variants, clock, attention, python)" ;;
+    build | test | sanitize | bench | odd | gvariants | parts | l2sides | ncu | l2req | trace | variants | clock | attention | cpu | python) "step_$s" ;;
+    *) note "unknown step '$s' (expected build, test, sanitize, bench, odd, gvariants, parts, l2sides, ncu, l2req, trace, variants, clock, attention, cpu, python)" ;;
   esac
 done
 # At most 8 files come back: the logs travel as one archive, the ncu reports as another.
@@ -527,4 +553,5 @@ for f in bench_gemm bench_gemm_trans bench_gemm_batch bench_gemm_odd_never bench
 done
 [ -f "$OUT/probe.txt" ] && { echo "---- probe"; grep -E "FAIL|THROW|BENCH|CORRECTNESS|device" "$OUT/probe.txt" | head -40; }
 [ -f "$OUT/attention_sdpa.txt" ] && { echo "---- attention vs SDPA"; tail -16 "$OUT/attention_sdpa.txt"; }
+for f in "$OUT"/cpu_vs_torch_t*.txt; do [ -f "$f" ] && { echo "---- ${f##*/}"; cat "$f"; }; done
 exit 0
