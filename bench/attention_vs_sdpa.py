@@ -22,24 +22,14 @@ import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 import torch.nn.functional as F
 
+import tessel_c_abi as abi
 
-class TesselTensor(ctypes.Structure):
-    """tessel_tensor of api/c_api.h."""
-    _fields_ = [("data", ctypes.c_void_p), ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("strides", ctypes.POINTER(ctypes.c_int64)), ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
-                ("device_kind", ctypes.c_int32), ("device_index", ctypes.c_int32)]
-
-
-DTYPES = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2}  # TESSEL_DTYPE_*
-C_API_MAJOR = 1  # TESSEL_C_API_VERSION_MAJOR of the header this script mirrors
+DTYPES = {torch.float32: abi.DTYPE_F32, torch.float16: abi.DTYPE_F16, torch.bfloat16: abi.DTYPE_BF16}
 
 
 def tensor(t):
-    """A tessel_tensor of a CUDA tensor; the shape and stride arrays ride along so they outlive the call."""
-    shape, strides = (ctypes.c_int64 * t.dim())(*t.shape), (ctypes.c_int64 * t.dim())(*t.stride())
-    view = TesselTensor(t.data_ptr(), shape, strides, DTYPES[t.dtype], t.dim(), 1, t.device.index or 0)
-    view._keep = (shape, strides)
-    return view
+    """A tessel_tensor of a CUDA tensor."""
+    return abi.view(t.data_ptr(), t.shape, t.stride(), DTYPES[t.dtype], abi.DEVICE_CUDA, t.device.index or 0)
 
 
 class Tessel:
@@ -47,24 +37,17 @@ class Tessel:
     earlier bench entry point (libtessel_capi) of a tree older than it."""
 
     def __init__(self, path):
-        self.lib = lib = ctypes.CDLL(path)
+        lib = ctypes.CDLL(path)
         self.legacy = not hasattr(lib, "tessel_attention")
         if self.legacy:
+            self.lib = lib
             lib.tessel_capi_last_error.restype = lib.tessel_capi_backends.restype = ctypes.c_char_p
             i64p = ctypes.POINTER(ctypes.c_int64)
             lib.tessel_capi_attention.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, i64p, i64p,
                                                   ctypes.c_void_p, i64p, i64p, ctypes.c_void_p, i64p, ctypes.c_void_p,
                                                   i64p, ctypes.c_void_p, ctypes.c_int, ctypes.c_float, ctypes.c_void_p]
             return
-        lib.tessel_c_api_version.restype = ctypes.c_int32
-        version = lib.tessel_c_api_version()
-        if version // 10000 != C_API_MAJOR:
-            sys.exit(f"{path}: C ABI version {version}, this script speaks major version {C_API_MAJOR}")
-        lib.tessel_last_error.restype = lib.tessel_backends.restype = ctypes.c_char_p
-        ptr = ctypes.POINTER(TesselTensor)
-        lib.tessel_attention.restype = ctypes.c_int32
-        lib.tessel_attention.argtypes = [ptr, ptr, ptr, ptr, ptr, ctypes.c_int32, ctypes.c_float, ctypes.c_int32,
-                                         ctypes.c_int32, ctypes.c_void_p]
+        self.lib = abi.open_library(path)
 
     def backends(self):
         return (self.lib.tessel_capi_backends() if self.legacy else self.lib.tessel_backends()).decode()
@@ -81,10 +64,8 @@ class Tessel:
             if rc != 0:
                 raise RuntimeError(self.lib.tessel_capi_last_error().decode())
             return
-        rc = self.lib.tessel_attention(tensor(q), tensor(k), tensor(v), tensor(out), None, int(causal), 0.0, 0, 0,
-                                       stream)
-        if rc != 0:
-            raise RuntimeError(self.lib.tessel_last_error().decode())
+        abi.check(self.lib, self.lib.tessel_attention(tensor(q), tensor(k), tensor(v), tensor(out), None, int(causal),
+                                                      0.0, 0, 0, stream))
 
 
 def time_once(fn):

@@ -55,7 +55,7 @@ of the tree (no build folders, .git, .devdeps or bench/results) with its edits:
   fix2   — not a removal: the split plan's cost model charges 2 steps per
            partial, not 4 (more pieces where units are few: 16 units of 64
            steps in 8, not 5); correct C. With the partials copied through the
-           finisher's ring (session 34's `ring`, taken out after it lost 1-5%
+           finisher's ring (session 34's `ring`, taken out after it lost 1.6-3.3%
            on an H200, 2026-11-29), `ring+fix2` lost 15-16% at 128 × 4096² (bf16 C).
 Parts combine with '+': `nomma+pairs` is the loads alone on cluster pairs
 (written to DEST/nomma_pairs, named nomma_pairs). The removals' C is wrong (tessel-bench prints FAIL): they are for timing only, as the
@@ -207,7 +207,8 @@ SPLIT = [
 
 
 # fix2: the cost model's steps per partial.
-FIXUP2 = [(SCHEDULE, "static constexpr int fixup_steps = 4,", "static constexpr int fixup_steps = 2 /* sm90_parts: fix2 */,")]
+FIXUP2 = [(SCHEDULE, "static constexpr int fixup_steps = 4,",
+           "static constexpr int fixup_steps = 2 /* sm90_parts: fix2 */,")]
 
 
 PARTS = {"nomma": [NO_MMA], "noload": NO_LOAD, "none": [NO_MMA] + NO_LOAD, "aonly": A_ONLY, "pairs": PAIRS,

@@ -15,8 +15,9 @@
 //       each contributor's in block order.
 //   Copying the slots through the finisher's ring instead (one thread's
 //   cp.async.bulk of 32 KiB a stage, the adds from shared memory) was built and
-//   timed on an H200 (2026-11-29): 1-5% slower at 16-512 × 4096 × 4096 and
-//   256 × 8192 × 8192, so it was taken out (bench/notes/cuda_gemm.md, session 35).
+//   timed on an H200 (2026-11-29): 1.6-3.3% slower on 11 of 12 few-row rows
+//   (16-512 × 4096², 256 × 8192², 1024 × 1024 × 4096; bf16 and fp32 C), so it
+//   was taken out (bench/notes/cuda_gemm.md, session 35).
 #pragma once
 #include <cstdint>
 
