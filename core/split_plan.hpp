@@ -9,10 +9,14 @@
 //   block b -> unit b / p, steps [S·(b % p) / p, S·(b % p + 1) / p)
 //
 // (in general: contiguous ranges of `total / blocks` steps over the units in
-// order, which is the same thing when blocks = U · p). A unit's pieces add up:
-// the piece from step 0 ("finishes", its block's last) adds the partial states
-// that the blocks after it ("contribute") left in their slots of a global
-// workspace, then runs the epilogue.
+// order, which is the same thing when blocks = U · p; make() always makes
+// blocks = U · p, so a split block runs exactly one piece, and unit j's
+// pieces run on blocks j·p .. j·p + p − 1: unit_blocks()). A unit's pieces
+// add up: the piece from step 0 ("finishes") and the pieces after it
+// ("contribute") leave partial states that the schedule brings together —
+// the finishing block adding what the others left in their slots of a
+// global workspace and running the epilogue, or each of the unit's blocks
+// adding and storing a share of the tile (sm90's reduce-scatter).
 //
 // p is chosen by a cost model in steps — a range of S / p plus the fixups of
 // the busiest block (fixup_steps: one partial written and read; a finishing
@@ -81,6 +85,9 @@ struct split_plan {
   // First step (counted over the shared units) of block b's range; begin(blocks) = total.
   TESSEL_HOST_DEVICE long long begin(int b) const { return total * b / blocks; }
   TESSEL_HOST_DEVICE bool splits() const { return blocks > 0; }
+  // Where make() splits: the blocks per split unit (p), so that block b runs a
+  // piece of the unit whose pieces run on blocks b / p · p .. b / p · p + p − 1.
+  TESSEL_HOST_DEVICE int unit_blocks() const { return splits() ? int(blocks / (units - whole)) : 1; }
 
   // Walking block b's pieces in the order it runs them: c = first(b), then
   // next(c, piece) until it returns false (one call site for the loop body,

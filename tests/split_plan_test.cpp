@@ -4,8 +4,9 @@
 // step of each unit exactly once; a block's pieces come in order, whole units
 // first; a block contributes at most once, with its range's first piece; a
 // unit's finishing piece is its block's last and names exactly the blocks
-// whose contributing pieces cover the rest of the unit; and where the plan
-// splits, its busiest block (fixups counted) finishes before the unsplit
+// whose contributing pieces cover the rest of the unit; where the plan
+// splits, each block runs one piece at most, of the unit unit_blocks() says,
+// and its busiest block (fixups counted) finishes before the unsplit
 // schedule's. Where it must not split (whole waves, short units), it does not.
 #include <gtest/gtest.h>
 
@@ -41,6 +42,19 @@ void check_plan(long long units, int steps, int grid) {
     std::vector<split_piece> pieces;
     split_plan::cursor c = sp.first(b);  // the walk the device schedule makes
     for (split_piece pc{}; sp.next(c, pc);) pieces.push_back(pc);
+    // A split block runs one piece (a schedule may let every block of a unit
+    // wait for all the others, a reduce-scatter, without a cycle), of unit
+    // b / p, whose blocks are b / p · p .. b / p · p + p − 1.
+    if (sp.splits()) {
+      EXPECT_LE(pieces.size(), 1u) << what << ": block " << b << " runs several pieces";
+      const int p = sp.unit_blocks();
+      EXPECT_EQ(sp.blocks % p, 0) << what;
+      for (const split_piece& pc : pieces) {
+        EXPECT_EQ(pc.unit, sp.whole + b / p) << what << ": block " << b << " is not in the unit unit_blocks() says";
+        if (pc.role == split_piece::finishes) EXPECT_TRUE(b % p == 0 && pc.contributors_end == b + p) << what;
+        if (pc.role == split_piece::contributes) EXPECT_NE(b % p, 0) << what;
+      }
+    }
     long long load = 0;
     for (std::size_t i = 0; i < pieces.size(); ++i) {
       const split_piece& pc = pieces[i];

@@ -60,14 +60,19 @@
 //   Split (an op with split_steps, cooperative single blocks): where units
 //             are fewer than half the blocks, each is split into pieces of
 //             steps run at once by consecutive blocks (core/split_plan.hpp),
-//             where the plan's cost model says that pays. A piece that does not
-//             start a unit leaves its consumers' partial accumulators in its
-//             block's slot of a workspace (launch.hpp allocates it per launch,
-//             its flags zeroed) and sets the block's flag (bar(1 + Consumers),
-//             then a release store); the unit's first piece, its block's
-//             last, acquires the flags of the blocks after it, adds their
-//             partials (each consumer thread its chunks, from global
-//             memory: sm90_partials.hpp) and runs the epilogue.
+//             where the plan's cost model says that pays; a split block
+//             runs one piece. Where output 0 goes by the staged TMA store, the
+//             unit's p blocks reduce-scatter: block i of p keeps panels
+//             [P·i/p, P·(i+1)/p) of the tile's P staged panels (64 columns
+//             for 16-bit C, 32 for fp32), leaves the rest of its consumers'
+//             partial accumulators in its slot of a workspace (launch.hpp
+//             allocates it per launch, its flags zeroed), sets its flag
+//             (bar(1 + Consumers), then a release store), acquires the
+//             flags of the other p − 1, adds their partials of its panels
+//             (each consumer thread its chunks, from global memory:
+//             sm90_partials.hpp) and stores those panels. Else (C by the
+//             policy's store) the unit's first piece ("finishes") adds all
+//             the others' partials and stores the whole tile.
 //   phase bits: a thread's pass p over the ring waits full with parity p % 2,
 //   empty with parity (p + 1) % 2 (a fresh barrier's "previous" phase is done).
 //
@@ -286,6 +291,20 @@ struct sm90_tma_schedule {
   // Partials from the contributing blocks to the finishing one (sm90_partials.hpp).
   template <class Op> using partials = sm90_partials<partial_tile<Op>, Consumers>;
   template <class Op> static constexpr int partial_floats = partials<Op>::floats;
+  template <class Op>
+  using output_type = std::remove_pointer_t<decltype(Op::template output<0>(std::declval<const typename Op::problem&>())
+                                                         .matrix.ptr)>;
+  // Whether a split unit's blocks may each store a share of its columns (where
+  // output 0 also goes by the staged TMA store: params::out_tma): the partial
+  // is the tile the op stores, a wgmma accumulator. Else its finishing block
+  // adds the others' partials and stores the whole tile.
+  template <class Op> TESSEL_HOST_DEVICE static constexpr bool scatters() {
+    if constexpr (Op::output_count > 0 && EpilogueKiB > 0)
+      return std::is_same_v<partial_tile<Op>, typename Op::template output_tile<0>> &&
+             wgmma_accumulator<partial_tile<Op>>::value;
+    else
+      return false;
+  }
   static constexpr std::size_t flag_bytes(int grid) { return (std::size_t(grid) * 4 + 255) / 256 * 256; }
   template <class Op> static workspace_need workspace(const params<Op>& pp, int grid) {
     if constexpr (Split) {
@@ -644,20 +663,36 @@ struct sm90_tma_schedule {
       if constexpr (has_resident<Op>)
         if (signals) arch::mbarrier_arrive(resident_empty(r));  // its slot may take the unit after next
       if constexpr (Split) {
-        const int block = ctx.block_x();
-        if (pc.role == split_piece::contributes) {  // leave the partial; the unit's first piece adds it
-          float* const slot = pp.partials + (long long)block * partial_floats<Op>;
-          partials<Op>::save(Op::partial(st), slot, thread);
-          arch::named_barrier<Consumers * 128>(split_barrier);
-          if (thread == 0) arch::flag_release(pp.flags + block, 1);
-          continue;
-        }
-        if (pc.role == split_piece::finishes) {  // add the partials of the blocks after this one, in order
+        if (pc.role != split_piece::whole) {  // a piece of a split unit: its blocks' partials meet
+          const int block = ctx.block_x();
+          int w0 = 0, w1 = 0;  // the tile's columns this block adds up and stores
+          const bool scatter = scatters<Op>() && pp.out_tma;
+          if (scatter) {  // a share of the tile's panels per block of the unit
+            constexpr int cols = tma_storer<Op>::template panel_cols<partial_tile<Op>, output_type<Op>>;
+            constexpr int panels = partial_tile<Op>::cols / cols;
+            static_assert(cols % 32 == 0, "sm90 split: a window is whole 32-column spans (sm90_partials::inside)");
+            const int n = sp.unit_blocks(), i = block % n;
+            w0 = cols * (panels * i / n), w1 = cols * (panels * (i + 1) / n);
+          } else if (pc.role == split_piece::finishes) {  // the finishing block, all of it
+            w1 = partial_tile<Op>::cols;
+          }
+          if (scatter || pc.role == split_piece::contributes) {  // what the other blocks add
+            float* const slot = pp.partials + (long long)block * partial_floats<Op>;
+            partials<Op>::save(Op::partial(st), slot, thread, w0, w1);
+            arch::named_barrier<Consumers * 128>(split_barrier);
+            if (thread == 0) arch::flag_release(pp.flags + block, 1);
+          }
+          if (w0 == w1) continue;  // nothing here to add up or store
+          const int first = block - block % sp.unit_blocks(), end = first + sp.unit_blocks();  // the unit's blocks
           if (thread == 0)
-            for (int c = block + 1; c < pc.contributors_end; ++c) arch::flag_wait(pp.flags + c);
+            for (int c = first; c < end; ++c)
+              if (c != block) arch::flag_wait(pp.flags + c);
           arch::named_barrier<Consumers * 128>(split_barrier);
-          for (int c = block + 1; c < pc.contributors_end; ++c)  // each consumer thread its chunks, from global memory
-            partials<Op>::add_global(Op::partial(st), pp.partials + (long long)c * partial_floats<Op>, thread);
+          for (int c = first; c < end; ++c)  // each consumer thread its chunks, from global memory
+            if (c != block)
+              partials<Op>::add_global(Op::partial(st), pp.partials + (long long)c * partial_floats<Op>, thread, w0,
+                                       w1);
+          out.columns(w0, w1);  // (a split block runs this one piece: nothing after it takes the whole tile)
         }
       }
       TESSEL_SM90_TRACED(out.unit = int(mine);)

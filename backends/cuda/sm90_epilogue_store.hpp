@@ -8,6 +8,10 @@
 // the warpgroup, then TMA stores issued by its lane 0 and left in flight;
 // a half is written again only once the stores of the round before the
 // last have read it (bulk_wait_read<1>). Anything else takes the policy's store.
+// A split unit's blocks each store a window of the tile's columns (columns(),
+// whole panels: schedule_sm90.hpp's reduce-scatter); rounds outside it are
+// skipped whole, panels outside it not stored. Only the staged store takes a
+// window; the policy's store always stores the whole tile.
 #pragma once
 #include <cstdint>
 #include <type_traits>
@@ -34,6 +38,12 @@ template <class Op, class Params, int round_bytes, bool PlainStore> struct sm90_
   int barrier;  // named barrier of this warpgroup
   bool issuer;
   int half = 0;  // the half the next round writes
+  int col_begin = 0, col_end = 1 << 30;  // the tile's columns this block stores (all, but for a split unit)
+  TESSEL_DEVICE void columns(int begin, int end) { col_begin = begin, col_end = end; }
+  // The columns of a staged panel of output TD from a wgmma accumulator Tile (a window's unit).
+  template <class Tile, class TD>
+  static constexpr int panel_cols =
+      Op::policy::template staging<TD, wgmma_accumulator<Tile>::rows / 64, round_bytes>::panel_cols;
   // TESSEL_SM90_TRACE: the recorder of this thread and the unit being stored
   // (events per round R: 'w' its half free, 'b' staged and synchronised, 'i' its stores issued).
   TESSEL_SM90_TRACED(sm90_trace::rec* tr = nullptr; int unit = 0;)
@@ -65,6 +75,7 @@ template <class Op, class Params, int round_bytes, bool PlainStore> struct sm90_
                            int z) {
     using P = typename Op::policy;
     using S = typename P::template staging<TD, wgmma_accumulator<Tile>::rows / 64, round_bytes>;
+    if (R * S::round_cols >= col_end || (R + 1) * S::round_cols <= col_begin) return;  // outside the window
     const std::uint32_t to = buf + half * round_bytes;
     half ^= 1;
     if (issuer) arch::bulk_wait_read<1>();  // all but the last round's stores have read their half
@@ -77,8 +88,9 @@ template <class Op, class Params, int round_bytes, bool PlainStore> struct sm90_
     TESSEL_SM90_TRACED(tr->at('b', unit, R);)
     if (issuer) {
       TESSEL_UNROLL for (int q = 0; q < S::per_round; ++q) {
-        const int col = col0 + (S::per_round * R + q) * S::panel_cols;
-        if (col < c.cols && row0 < c.rows) arch::tma_store_3d(&pp.out_map, col, row0, z, to + S::panel_bytes * q);
+        const int in_tile = (S::per_round * R + q) * S::panel_cols, col = col0 + in_tile;
+        if (in_tile >= col_begin && in_tile < col_end && col < c.cols && row0 < c.rows)
+          arch::tma_store_3d(&pp.out_map, col, row0, z, to + S::panel_bytes * q);
       }
       arch::bulk_commit();
     }

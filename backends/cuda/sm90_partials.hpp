@@ -1,18 +1,21 @@
-// tessel/cuda/sm90_partials.hpp — a split unit's partial accumulators, from the blocks that contribute
-// to the block that finishes (schedule_sm90.hpp, Split).
+// tessel/cuda/sm90_partials.hpp — a split unit's partial accumulators, passed between the blocks that run its
+// pieces (schedule_sm90.hpp, Split).
 //
 // A block's slot in the launch's workspace is [row q][consumer thread t] of 16
 // bytes: values 4q .. 4q + 3 of thread t's partial tile (its fragments in
 // order), so that row q — every consumer thread's chunk q, Consumers · 128 ·
-// 16 bytes — is contiguous.
+// 16 bytes — is contiguous. A chunk's 4 values lie in one 8-column group of
+// the tile, the same for every lane (checked below), so a window of the tile's
+// columns [w0, w1) (multiples of 8) is a set of whole rows of the slot.
 //
-//   contributor's consumers: save() (st.global.cg of every chunk); the
-//       schedule then synchronises them and release-stores the flag.
-//   finisher, after retire<0> of its piece's last step: one consumer thread
-//       acquires the contributors' flags; after a barrier each consumer thread
-//       adds its chunks of each slot from global memory, add_global() — 8
-//       loads of 16 bytes in flight per thread — its own partial first, then
-//       each contributor's in block order.
+//   a block: save() (st.global.cg) of its chunks outside the window it
+//       keeps; the schedule then synchronises the consumers and
+//       release-stores the block's flag.
+//   the block that adds a window, after retire<0> of its piece's last step:
+//       one consumer thread acquires the other blocks' flags; after a barrier
+//       each consumer thread adds its chunks inside the window of each other
+//       slot from global memory, add_global() — 8 loads of 16 bytes in flight
+//       per thread — in block order, to its own partial in registers.
 //   Copying the slots through the finisher's ring instead (one thread's
 //   cp.async.bulk of 32 KiB a stage, the adds from shared memory) was built and
 //   timed on an H200 (2026-11-29): 1.6-3.3% slower on 11 of 12 few-row rows
@@ -37,27 +40,73 @@ template <class Tile, int Consumers> struct sm90_partials {
     return &t.frag[q * 4 / Tile::values / Tile::tiles_c][q * 4 / Tile::values % Tile::tiles_c][q * 4 % Tile::values];
   }
 
-  // A contributing consumer thread's partial to its block's slot.
-  TESSEL_DEVICE static void save(const Tile& t, float* slot, int thread) {
+  // The 8-column group of chunk q's values (the same for every lane and value of the chunk).
+  TESSEL_HOST_DEVICE static constexpr int group(int q) {
+    return Tile::where(0, q * 4 / Tile::values / Tile::tiles_c, q * 4 / Tile::values % Tile::tiles_c,
+                       q * 4 % Tile::values)
+               .col /
+           8;
+  }
+  TESSEL_HOST_DEVICE static constexpr bool chunks_in_groups() {
+    for (int lane = 0; lane < Tile::atom::lanes; ++lane)
+      for (int q = 0; q < chunks; ++q)
+        for (int v = 0; v < 4; ++v) {
+          const int x = q * 4 + v;
+          if (Tile::where(lane, x / Tile::values / Tile::tiles_c, x / Tile::values % Tile::tiles_c, x % Tile::values)
+                      .col /
+                  8 !=
+              group(q))
+            return false;
+        }
+    return true;
+  }
+  static_assert(chunks_in_groups(), "sm90_partials: a chunk's 4 values lie in one 8-column group for every lane");
+  TESSEL_HOST_DEVICE static constexpr bool spans_in_order() {  // chunks 4s .. 4s + 3: one 32-column span
+    for (int q = 0; q < chunks; ++q)
+      if (group(q) / 4 != group(q - q % 4) / 4) return false;
+    return true;
+  }
+  static_assert(spans_in_order(), "sm90_partials: chunks 4s .. 4s + 3 lie in one 32-column span");
+  // Whether chunk q lies in the window [w0, w1) of columns, multiples of 32:
+  // one test per 32 columns (chunks in the same 32 share it, so a batch
+  // needs 2 predicates, not 8).
+  TESSEL_DEVICE static bool inside(int q, int w0, int w1) {
+    constexpr int span = 32;
+    const int c = group(q) * 8 / span * span;
+    return c >= w0 && c < w1;
+  }
+
+  // A consumer thread's partial to its block's slot, but for the chunks in columns [w0, w1).
+  TESSEL_DEVICE static void save(const Tile& t, float* slot, int thread, int w0, int w1) {
     TESSEL_UNROLL for (int q = 0; q < chunks; ++q) {
+      if (inside(q, w0, w1)) continue;
       const float* f = chunk(t, q);
       arch::store_l2(slot + 4 * thread + 4 * q * threads, f[0], f[1], f[2], f[3]);
     }
   }
 
-  // A finishing consumer thread's chunks of one contributor's slot, added from
-  // global memory: a batch of loads at immediate offsets from one pointer first.
-  static constexpr int batch = 8;
+  // A consumer thread's chunks in columns [w0, w1) of another block's slot,
+  // added from global memory: the loads of a batch (8 chunks, or the 4 of
+  // one 32-column span where only that is inside) at immediate offsets from
+  // one pointer first, then their adds. Which spans are inside is one uniform
+  // branch per batch (per-chunk predicates made ptxas spill).
+  static constexpr int batch = 8, span_chunks = 4;
   static_assert(chunks % batch == 0, "sm90_partials: a partial is whole batches of chunks");
-  TESSEL_DEVICE static void add_global(Tile& t, const float* slot, int thread) {
+  template <int N> TESSEL_DEVICE static void add_chunks(Tile& t, const float* slot, int thread, int q0) {
+    float x[N][4];
+    TESSEL_UNROLL for (int b = 0; b < N; ++b)
+      arch::load_l2(slot + 4 * thread + 4 * (q0 + b) * threads, x[b][0], x[b][1], x[b][2], x[b][3]);
+    TESSEL_UNROLL for (int b = 0; b < N; ++b) {
+      float* f = chunk(t, q0 + b);
+      f[0] += x[b][0], f[1] += x[b][1], f[2] += x[b][2], f[3] += x[b][3];
+    }
+  }
+  TESSEL_DEVICE static void add_global(Tile& t, const float* slot, int thread, int w0, int w1) {
     TESSEL_UNROLL for (int q0 = 0; q0 < chunks; q0 += batch) {
-      float x[batch][4];
-      TESSEL_UNROLL for (int b = 0; b < batch; ++b)
-        arch::load_l2(slot + 4 * thread + 4 * (q0 + b) * threads, x[b][0], x[b][1], x[b][2], x[b][3]);
-      TESSEL_UNROLL for (int b = 0; b < batch; ++b) {
-        float* f = chunk(t, q0 + b);
-        f[0] += x[b][0], f[1] += x[b][1], f[2] += x[b][2], f[3] += x[b][3];
-      }
+      const bool first = inside(q0, w0, w1), second = inside(q0 + span_chunks, w0, w1);
+      if (first && second) add_chunks<batch>(t, slot, thread, q0);
+      else if (first) add_chunks<span_chunks>(t, slot, thread, q0);
+      else if (second) add_chunks<span_chunks>(t, slot, thread, q0 + span_chunks);
     }
   }
 };

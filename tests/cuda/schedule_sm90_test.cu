@@ -13,8 +13,9 @@
 //   B multicast by panels and by lines);
 //   split units (Split), the library's 4 stages and 2: on shapes whose plan splits on this
 //   device (checked): units in two, three, four, five and eight pieces, a
-//   batch; the finishing pieces add their contributors' partials before
-//   alpha / beta;
+//   batch; each block of a unit adds the others' partials of its share of
+//   the panels before alpha / beta and stores that share, or (a C no tensor
+//   map describes) the finishing piece adds them all;
 //   the plain-store kernel (the library's for alpha 1, beta 0 into a
 //   TMA-storable C) launched directly, and its prepare() refusing a C no
 //   tensor map describes (the dispatcher must never hand it one);
@@ -198,6 +199,10 @@ const shape_case split_shapes[] = {
     // Many contributors per finisher (piece counts under the library's cost model)
     {256, 512, 8192, 1, false, false, 1.0f, 0.0f},  // 4 units of 128 steps, each in 8 pieces
     {200, 704, 4096, 1, true, false, 0.5f, 0.25f},  // 6 units, edges in M and N, each in 5 pieces; alpha, beta
+    // C rows of 2002 bytes, which no tensor map describes: the finishing block
+    // adds every partial and stores through the policy's store (the others
+    // reduce-scatter: each block of a unit stores a share of its panels).
+    {256, 1001, 4096, 1, false, true, 0.5f, 0.25f},  // 8 units in 5 pieces; edge in N; alpha, beta
 };
 
 template <class Policy> void expect_split(const shape_case& s, const std::string& what) {
