@@ -53,7 +53,11 @@
 //                                          range) whose partial() tiles (fp32) add up to the whole
 //                                          unit's; then a schedule may split units by steps
 //                                          where they are fewer than its blocks (split-K,
-//                                          core/split_plan.hpp)
+//                                          core/split_plan.hpp); with it
+//                                          static int partial_rows(u, p, w): rows of u's partial
+//                                          tile, from its first, that reach an output (a
+//                                          schedule passing partials between blocks may skip the
+//                                          others: finish() never stores them)
 //   optional: static constexpr bool grouped_layers;      layer l of an operand is entry
 //                                          l % layers of group l / layers (global_operand's
 //                                          groups: attention's (batch, head) pairs)

@@ -676,9 +676,11 @@ struct sm90_tma_schedule {
           } else if (pc.role == split_piece::finishes) {  // the finishing block, all of it
             w1 = partial_tile<Op>::cols;
           }
+          // A lane whose values all lie in rows past C's moves no partials (they are never stored).
+          const bool live = partials<Op>::live(u.lane(), Op::partial_rows(u, p, un.w));
           if (scatter || pc.role == split_piece::contributes) {  // what the other blocks add
             float* const slot = pp.partials + (long long)block * partial_floats<Op>;
-            partials<Op>::save(Op::partial(st), slot, thread, w0, w1);
+            if (live) partials<Op>::save(Op::partial(st), slot, thread, w0, w1);
             arch::named_barrier<Consumers * 128>(split_barrier);
             if (thread == 0) arch::flag_release(pp.flags + block, 1);
           }
@@ -688,7 +690,7 @@ struct sm90_tma_schedule {
             for (int c = first; c < end; ++c)
               if (c != block) arch::flag_wait(pp.flags + c);
           arch::named_barrier<Consumers * 128>(split_barrier);
-          for (int c = first; c < end; ++c)  // each consumer thread its chunks, from global memory
+          for (int c = first; c < end && live; ++c)  // each consumer thread its chunks, from global memory
             if (c != block)
               partials<Op>::add_global(Op::partial(st), pp.partials + (long long)c * partial_floats<Op>, thread, w0,
                                        w1);

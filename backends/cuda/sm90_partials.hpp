@@ -76,6 +76,19 @@ template <class Tile, int Consumers> struct sm90_partials {
     return c >= w0 && c < w1;
   }
 
+  // Whether a lane holds a value in the tile's first `rows` rows (the others
+  // are never stored: the op's partial_rows; a lane with none skips its
+  // chunks, in save() and add_global(), as one branch).
+  TESSEL_DEVICE static bool live(int lane, int rows) {
+    int first = Tile::rows;
+    TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
+      TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) {
+        const int r = Tile::where(lane, i, 0, v).row;
+        first = r < first ? r : first;
+      }
+    return first < rows;
+  }
+
   // A consumer thread's partial to its block's slot, but for the chunks in columns [w0, w1).
   TESSEL_DEVICE static void save(const Tile& t, float* slot, int thread, int w0, int w1) {
     TESSEL_UNROLL for (int q = 0; q < chunks; ++q) {

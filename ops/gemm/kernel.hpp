@@ -131,6 +131,11 @@ template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_stages 
     settle(st);
     return st.acc;
   }
+  // Rows of u's accumulator inside C (finish() stores no others; may exceed WM).
+  template <class U> TESSEL_HOST_DEVICE static int partial_rows(const U& u, const problem& p, const work& w) {
+    const int rows = p.c.rows - (w.bm * BM + unit_m(u) * WM);
+    return rows > 0 ? rows : 0;
+  }
 
   // Where the policy's mma can overwrite (mma_overwrites: sm90's wgmma), the
   // first step of a unit or piece sets acc instead of adding to a zeroed one:
