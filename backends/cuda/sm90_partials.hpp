@@ -40,24 +40,17 @@ template <class Tile, int Consumers> struct sm90_partials {
     return &t.frag[q * 4 / Tile::values / Tile::tiles_c][q * 4 / Tile::values % Tile::tiles_c][q * 4 % Tile::values];
   }
 
-  // The 8-column group of chunk q's values (the same for every lane and value of the chunk).
-  TESSEL_HOST_DEVICE static constexpr int group(int q) {
-    return Tile::where(0, q * 4 / Tile::values / Tile::tiles_c, q * 4 / Tile::values % Tile::tiles_c,
-                       q * 4 % Tile::values)
-               .col /
-           8;
+  // The tile column of value x of a lane's fragments in order (chunk q: values 4q .. 4q + 3).
+  TESSEL_HOST_DEVICE static constexpr int column(int lane, int x) {
+    return Tile::where(lane, x / Tile::values / Tile::tiles_c, x / Tile::values % Tile::tiles_c, x % Tile::values).col;
   }
+  // The 8-column group of chunk q's values (the same for every lane and value of the chunk).
+  TESSEL_HOST_DEVICE static constexpr int group(int q) { return column(0, 4 * q) / 8; }
   TESSEL_HOST_DEVICE static constexpr bool chunks_in_groups() {
     for (int lane = 0; lane < Tile::atom::lanes; ++lane)
       for (int q = 0; q < chunks; ++q)
-        for (int v = 0; v < 4; ++v) {
-          const int x = q * 4 + v;
-          if (Tile::where(lane, x / Tile::values / Tile::tiles_c, x / Tile::values % Tile::tiles_c, x % Tile::values)
-                      .col /
-                  8 !=
-              group(q))
-            return false;
-        }
+        for (int v = 0; v < 4; ++v)
+          if (column(lane, 4 * q + v) / 8 != group(q)) return false;
     return true;
   }
   static_assert(chunks_in_groups(), "sm90_partials: a chunk's 4 values lie in one 8-column group for every lane");
