@@ -23,6 +23,9 @@ prints:
     end to its exit), the time from the last exit to the next launch's first
     entry and from there to its first start (blocks entered before the
     previous launch ended give a negative entry gap: the dependent launch);
+  - how many pairs of blocks 2i, 2i + 1 share a TPC (%smid / 2): a launch
+    onto idle SMs places them so; one whose blocks took SMs as the kernel
+    before left them (an early dependent launch) scatters them;
   - per unit index (the block's 1st, 2nd, ... unit), the median over the
     blocks of the unit's time, its SM cycles and the SM clock they imply;
     then the same over the steady units (the 2nd to the last but one): the
@@ -129,6 +132,9 @@ def main(path):
                 per_launch.append({blocks[b][0]: later[b] for b in blocks})
             line += (f"; entries spread {(max(v[3] for v in blocks.values()) - entry) / 1e3:.2f} us, entry -> first start "
                      f"{(start - entry) / 1e3:.2f} us, last unit end -> last exit {(exit_ - last_end) / 1e3:.2f} us")
+            pairs = [b for b in blocks if b % 2 == 0 and b + 1 in blocks]
+            line += (f"; blocks 2i, 2i + 1 on one TPC (smid / 2) {sum(blocks[b][0] // 2 == blocks[b + 1][0] // 2 for b in pairs)}"
+                     f" of {len(pairs)}")
             print(line)
             cyc = clocks.get(launch, {})
             if cyc:

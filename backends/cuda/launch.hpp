@@ -9,7 +9,7 @@
 // of one launch: schedule::workspace<Op>(params, grid) -> bytes and how many
 // leading bytes must be zero; schedule::attach<Op>(params, pointer, grid))
 // gets it stream-ordered from tessel's memory pool of the device (which keeps
-// what it once held), zeroed there, and freed after the kernel in stream
+// what it once held), zeroed there (zero_workspace), and freed after the kernel in stream
 // order; under stream capture the allocation belongs to the graph. A kernel
 // whose schedule waits for the stream's previous kernel itself
 // (waits_for_predecessor: the sm90 TMA schedule) is launched with programmatic
@@ -31,6 +31,7 @@
 
 #include "tessel/core/scope.hpp"
 #include "tessel/error.hpp"
+#include "tessel/cuda/arch/grid_dependency.hpp"
 #include "tessel/cuda/sm90_trace.hpp"
 
 namespace tessel::cuda {
@@ -208,6 +209,47 @@ inline void allow_overlap(cudaLaunchConfig_t& config, cudaLaunchAttribute* attrs
   ++config.numAttrs;
 }
 
+// Zeroes the 16-byte words [0, n) at p: the leading bytes of a workspace that
+// a schedule wants zero. One warp, so that it fits on an SM beside a running
+// GEMM block. Launched to overlap (zero_workspace), it lets the stream's next
+// kernel start at once and waits for the kernel before it (whose workspace the
+// pool may have handed on) before it writes.
+template <class Word>
+__global__ void __launch_bounds__(32) zero_words_kernel(Word* p, std::size_t n) {
+  arch::grid_dependents_launch();
+  arch::grid_dependency_wait();
+  for (std::size_t i = threadIdx.x; i < n; i += 32) p[i] = Word{};
+}
+
+// Zeroes the first `bytes` of a workspace `ws` (a multiple of 16) in stream
+// order before the kernel that uses it. A memset between two kernels breaks
+// their dependent launch: the kernel after it is launched only once the
+// memset is done (H200, split GEMMs: 3.4-4.4 µs from the last block's exit to
+// the next launch's first entry). The zeroing kernel, launched to overlap,
+// keeps the chain: previous kernel -> zeroing -> the kernel, each launched
+// as the one before lets it, each waiting for it before touching memory
+// (+4 to +13% on few-row GEMMs against the memset and plain launches;
+// bench/notes/cuda_gemm.md).
+// `overlapped`: zeroing_overlaps(device); where overlap is off
+// (TESSEL_CUDA_DEPENDENT_LAUNCH=never, or code before sm_90), a plain
+// cudaMemsetAsync. Returns the first error; throws nothing.
+inline bool zeroing_overlaps(int device) {
+  return may_overlap_predecessor(reinterpret_cast<const void*>(&zero_words_kernel<uint4>), device);
+}
+inline cudaError_t zero_workspace(void* ws, std::size_t bytes, cudaStream_t stream, bool overlapped) {
+  if (bytes == 0) return cudaSuccess;
+  if (bytes % 16 != 0) return cudaErrorInvalidValue;
+  if (!overlapped) return cudaMemsetAsync(ws, 0, bytes, stream);
+  auto* entry = &zero_words_kernel<uint4>;
+  cudaLaunchConfig_t config{};
+  cudaLaunchAttribute attribute[1];
+  config.gridDim = dim3(1);
+  config.blockDim = dim3(32);
+  config.stream = stream;
+  allow_overlap(config, attribute);
+  return cudaLaunchKernelEx(&config, entry, static_cast<uint4*>(ws), bytes / 16);
+}
+
 // Makes `device` current for the scope of an op and restores the caller's
 // current device afterwards (tensors on cuda:1 run on cuda:1).
 class device_scope {
@@ -310,15 +352,16 @@ void launch(const launch_shape& shape, const Params& params, cudaStream_t stream
     using Op = typename Kernel::op;
     const workspace_need need = S::template workspace<Op>(params, run.grid_x);
     if (need.bytes > 0) {
+      const bool overlapped = zeroing_overlaps(device);  // may throw: before the allocation
       void* ws = nullptr;
       check(cudaMallocFromPoolAsync(&ws, need.bytes, workspace_pool(device), stream),
             "cudaMallocFromPoolAsync (the schedule's workspace)", run);
       Params with = params;
       S::template attach<Op>(with, ws, run.grid_x);
-      cudaError_t e = cudaMemsetAsync(ws, 0, need.zeroed, stream);
+      cudaError_t e = zero_workspace(ws, need.zeroed, stream, overlapped);
       if (e == cudaSuccess) e = cudaLaunchKernelEx(&config, entry, with);
       const cudaError_t f = cudaFreeAsync(ws, stream);
-      check(e, "kernel launch with its workspace (cudaMemsetAsync, cudaLaunchKernelEx)", run);
+      check(e, "kernel launch with its workspace (zero_workspace, cudaLaunchKernelEx)", run);
       check(f, "cudaFreeAsync (the schedule's workspace)", run);
       TESSEL_SM90_TRACED(sm90_trace::dump<<<1, 1, 0, stream>>>();)
       TESSEL_SM90_SPANNED(if (shape.persistent) sm90_spans::after_launch(stream, run.grid_x);)

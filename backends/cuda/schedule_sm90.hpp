@@ -28,7 +28,10 @@
 //     the kernel may start while the stream's previous kernel runs; every
 //     thread waits for that kernel (griddepcontrol.wait) once the barriers are
 //     set up, then thread 0 lets the stream's next kernel launch, whose blocks
-//     then take SMs as this kernel's blocks leave them.
+//     then take SMs as this kernel's blocks leave them. Split kernels let it
+//     launch only as their blocks end: blocks placed in the order that the
+//     blocks before leave scatter the pieces the dispatcher puts side by side
+//     (H200, 256 × 8192²: 10% more cycles a piece; bench/notes/cuda_gemm.md).
 //   Cluster == 2: blocks run in pairs (a thread-block cluster on neighbouring
 //     SMs). Pair i takes the op's units 2i and 2i + 1, which usually share
 //     one operand tile at every step (Op::paired_operand; GEMM: the B tile of
@@ -66,7 +69,7 @@
 //             [P·i/p, P·(i+1)/p) of the tile's P staged panels (64 columns
 //             for 16-bit C, 32 for fp32), leaves the rest of its consumers'
 //             partial accumulators in its slot of a workspace (launch.hpp
-//             allocates it per launch, its flags zeroed), sets its flag
+//             allocates it per launch, zero_workspace its flags), sets its flag
 //             (bar(1 + Consumers), then a release store), acquires the
 //             flags of the other p − 1, adds their partials of its panels
 //             (each consumer thread its chunks, from global memory:
@@ -78,14 +81,12 @@
 //
 //   PlainStore: output 0 is stored as it is (C = acc: alpha 1, beta 0, C not
 //             read), through the staged TMA store only: no alpha/beta code and no
-//             register-store fallback in the kernel (35-40 KB of code against
-//             ~170 KB; the general epilogue stalls on instruction fetch). The dispatcher picks
-//             it where stores_by_tma() holds and alpha = 1, beta = 0; prepare()
-//             refuses an output no tensor map describes.
+//             register-store fallback (35-40 KB of code against ~170 KB; the general
+//             epilogue stalls on instruction fetch). Picked where stores_by_tma() holds
+//             and alpha = 1, beta = 0; prepare() refuses an output no tensor map describes.
 //
-// Diagnostics: built with -DTESSEL_SM90_TRACE=N, block 0 of the N-th launch
-// records its loads, waits, retires, epilogues and each epilogue round (sm90_trace.hpp).
-//
+// Diagnostics: -DTESSEL_SM90_TRACE=N: block 0 of the N-th launch records its loads,
+// waits, retires, epilogues and epilogue rounds (sm90_trace.hpp).
 // Operands are read through tensor maps built by prepare() on the host
 // (tensor_map.hpp): their shared tiles must be swizzle128 tiles of 16-bit
 // elements; rows and columns outside a matrix arrive as zeros (the masked
@@ -481,7 +482,7 @@ struct sm90_tma_schedule {
     // the kernel before may still run. Nothing above touched global memory (the
     // tensor maps are kernel parameters); everything below may.
     arch::grid_dependency_wait();
-    if (ctx.thread() == 0) arch::grid_dependents_launch();
+    if (!Split && ctx.thread() == 0) arch::grid_dependents_launch();  // Split: see "stream" above
 
     const int tiles = Op::tiles(p);
     const long long work = (long long)tiles * Op::layers(p);

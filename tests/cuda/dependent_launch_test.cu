@@ -14,11 +14,15 @@
 // - Chain: C1 = A·B, C2 = C1·D, then C1 = E·F, with no host synchronisation
 //   between them: the second must read all of the first's C1 and the third
 //   must not overwrite C1 before the second has read it;
-// - ChainInAGraph: the chain captured in a CUDA graph and replayed.
+// - ChainInAGraph: the chain captured in a CUDA graph and replayed twice,
+//   with new A and E (and C1, C2 poisoned) between the replays: a replay that
+//   found the first one's split flags still set would add its stale partials.
 // Each also at a shape whose matrices no tensor map describes, so that the
-// GEMMs' aligned copies (launched the same way) run before and after them;
-// WaitsForTheKernelBefore checks that such a call took workspace from
-// tessel's pool (its copies) where the sm90 path runs, and a plain one none.
+// GEMMs' aligned copies (launched the same way) run before and after them,
+// and at a few-row shape that the split kernel runs, whose workspace flags a
+// zeroing kernel clears before it (launched the same way, launch.hpp);
+// WaitsForTheKernelBefore checks that such calls took workspace from
+// tessel's pool where the sm90 path runs, and a plain one none.
 // On devices without the sm90 path the GEMMs run the sm80 kernels, launched
 // plainly: the cases then check ordinary stream order. So do the legacy
 // default stream's cases where the control sees no overlap there (the H100,
@@ -141,14 +145,18 @@ struct gemm_shape {
   int m, n, k;
   constexpr bool operator==(const gemm_shape& o) const { return m == o.m && n == o.n && k == o.k; }
 };
-constexpr gemm_shape plain_shape{2048, 2048, 256}, odd_shape{1000, 1001, 257};
+// 128 × 2048 × 2048: 8 units of 32 steps, which the split plan cuts in pieces
+// (so C1·D, 128 × 2048 × 2048 too, in the chain).
+constexpr gemm_shape plain_shape{2048, 2048, 256}, odd_shape{1000, 1001, 257}, split_shape{128, 2048, 2048};
 
-// Whether a bf16 call runs the sm90 kernels here, where odd shapes are copied
-// (the test in gemm_instance.hpp), and the copies are not turned off.
-bool copies_expected() {
+// Whether a bf16 call runs the sm90 kernels here.
+bool sm90_expected() {
   using probe = ops::gemm_kernel<cuda::sm90, bf16, bf16, true, true>;
-  return cuda::use_sm90<probe, probe::warps * cuda::warp_lanes>() && cuda::copies_enabled();
+  return cuda::use_sm90<probe, probe::warps * cuda::warp_lanes>();
 }
+// Whether odd shapes are copied here (the test in gemm_instance.hpp): the
+// sm90 kernels run and the copies are not turned off.
+bool copies_expected() { return sm90_expected() && cuda::copies_enabled(); }
 
 void waits_for_the_kernel_before(cudaStream_t queue, dtype out, const std::string& name, gemm_shape shape = plain_shape) {
   const int m = shape.m, n = shape.n, k = shape.k;
@@ -180,6 +188,7 @@ void waits_for_the_kernel_before(cudaStream_t queue, dtype out, const std::strin
   check(cudaStreamSynchronize(queue), "cudaStreamSynchronize");
   check(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &used), "cudaMemPoolGetAttribute");
   if (shape == odd_shape && copies_expected()) EXPECT_GT(used, 0u) << name << ": the call made no aligned copies";
+  if (shape == split_shape && sm90_expected()) EXPECT_GT(used, 0u) << name << ": the call took no split workspace";
   if (shape == plain_shape) EXPECT_EQ(used, 0u) << name << ": the call took workspace (copies or a split)";
   EXPECT_LT(support::relative_error(product(a, b), c.download()), out == dtype::f32 ? f32_tolerance : bf16_tolerance) << name;
 }
@@ -197,17 +206,22 @@ TEST(DependentLaunch, WaitsForTheKernelBefore) {
   waits_for_the_kernel_before(s, dtype::f32, "created stream, fp32 C");
   waits_for_the_kernel_before(s, dtype::bf16, "created stream, odd shape (aligned copies), bf16 C", odd_shape);
   waits_for_the_kernel_before(s, dtype::f32, "created stream, odd shape (aligned copies), fp32 C", odd_shape);
+  waits_for_the_kernel_before(s, dtype::bf16, "created stream, few rows (split), bf16 C", split_shape);
+  waits_for_the_kernel_before(s, dtype::f32, "created stream, few rows (split), fp32 C", split_shape);
   check(cudaStreamDestroy(s), "cudaStreamDestroy");
   waits_for_the_kernel_before(nullptr, dtype::bf16, "default stream, bf16 C");
   waits_for_the_kernel_before(nullptr, dtype::bf16, "default stream, odd shape (aligned copies), bf16 C", odd_shape);
+  waits_for_the_kernel_before(nullptr, dtype::bf16, "default stream, few rows (split), bf16 C", split_shape);
 }
 
 // C1 = A·B, C2 = C1·D, C1 = E·F on `queue`, enqueued by `enqueue` (directly,
-// or into a graph it then replays); checks C2 against A·B rounded to bf16
-// times D, and the final C1 against E·F.
+// or into a graph it then replays; between replays it calls `renew`, which
+// fills A and E afresh and poisons C1 and C2); checks C2 against A·B rounded
+// to bf16 times D, and the final C1 against E·F.
 // 2048 × 1280 × 256: 80 work units of 128 × 256 (no split, so nothing runs
 // between the GEMMs); odd_shape: every matrix copied aligned, C1 copied back
-// by one GEMM and copied in by the next.
+// by one GEMM and copied in by the next; split_shape: each GEMM split, its
+// flags zeroed by a kernel between it and the one before.
 template <class Enqueue>
 void chain(cudaStream_t queue, const std::string& name, Enqueue enqueue, gemm_shape shape = {2048, 1280, 256}) {
   const int m = shape.m, n = shape.n, k = shape.k;
@@ -221,11 +235,22 @@ void chain(cudaStream_t queue, const std::string& name, Enqueue enqueue, gemm_sh
   c1.poison();
   c2.poison();
   support::synchronize(a.dev.where());
-  enqueue([&](cudaStream_t s) {
-    gemm(a.on_device(), b.on_device(), c1.on_device(), gemm_options{}, stream::gpu(s));
-    gemm(c1.on_device(), d.on_device(), c2.on_device(), gemm_options{}, stream::gpu(s));
-    gemm(e.on_device(), f.on_device(), c1.on_device(), gemm_options{}, stream::gpu(s));
-  });
+  const auto renew = [&] {
+    for (matrix* x : {&a, &e}) {
+      support::fill_random(x->host, rng);
+      x->upload();
+    }
+    c1.poison();
+    c2.poison();
+    support::synchronize(a.dev.where());
+  };
+  enqueue(
+      [&](cudaStream_t s) {
+        gemm(a.on_device(), b.on_device(), c1.on_device(), gemm_options{}, stream::gpu(s));
+        gemm(c1.on_device(), d.on_device(), c2.on_device(), gemm_options{}, stream::gpu(s));
+        gemm(e.on_device(), f.on_device(), c1.on_device(), gemm_options{}, stream::gpu(s));
+      },
+      renew);
   check(cudaStreamSynchronize(queue), "cudaStreamSynchronize");
   // The first product as the second GEMM should have read it: A·B rounded to bf16.
   const auto ab = product(a, b);
@@ -238,17 +263,20 @@ TEST(DependentLaunch, Chain) {
   if (!support::device_available()) GTEST_SKIP() << "no CUDA device";
   cudaStream_t s = nullptr;
   check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-  chain(s, "created stream", [&](auto body) { body(s); });
-  chain(s, "created stream, odd shape (aligned copies)", [&](auto body) { body(s); }, odd_shape);
+  const auto direct = [&](cudaStream_t q) { return [q](auto body, auto) { body(q); }; };
+  chain(s, "created stream", direct(s));
+  chain(s, "created stream, odd shape (aligned copies)", direct(s), odd_shape);
+  chain(s, "created stream, few rows (split)", direct(s), split_shape);
   check(cudaStreamDestroy(s), "cudaStreamDestroy");
-  chain(nullptr, "default stream", [&](auto body) { body(nullptr); });
+  chain(nullptr, "default stream", direct(nullptr));
+  chain(nullptr, "default stream, few rows (split)", direct(nullptr), split_shape);
 }
 
 TEST(DependentLaunch, ChainInAGraph) {
   if (!support::device_available()) GTEST_SKIP() << "no CUDA device";
   cudaStream_t s = nullptr;
   check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-  const auto replay = [&](auto body) {
+  const auto replay = [&](auto body, auto renew) {
     cudaGraph_t graph = nullptr;
     cudaGraphExec_t exec = nullptr;
     check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
@@ -257,11 +285,15 @@ TEST(DependentLaunch, ChainInAGraph) {
     check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
     check(cudaGraphLaunch(exec, s), "cudaGraphLaunch");
     check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    renew();
+    check(cudaGraphLaunch(exec, s), "cudaGraphLaunch (again)");
+    check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
     check(cudaGraphExecDestroy(exec), "cudaGraphExecDestroy");
     check(cudaGraphDestroy(graph), "cudaGraphDestroy");
   };
   chain(s, "graph", replay);
   chain(s, "graph, odd shape (aligned copies)", replay, odd_shape);
+  chain(s, "graph, few rows (split)", replay, split_shape);
   check(cudaStreamDestroy(s), "cudaStreamDestroy");
 }
 
