@@ -69,7 +69,7 @@
 //             [P·i/p, P·(i+1)/p) of the tile's P staged panels (64 columns
 //             for 16-bit C, 32 for fp32), leaves the rest of its consumers'
 //             partial accumulators in its slot of a workspace (launch.hpp
-//             allocates it per launch, zero_workspace its flags), sets its flag
+//             allocates it per launch; zero_workspace zeroes its flags), sets its flag
 //             (bar(1 + Consumers), then a release store), acquires the
 //             flags of the other p − 1, adds their partials of its panels
 //             (each consumer thread its chunks, from global memory:
