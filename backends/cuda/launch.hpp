@@ -213,7 +213,7 @@ inline void allow_overlap(cudaLaunchConfig_t& config, cudaLaunchAttribute* attrs
 // a schedule wants zero. One warp, so that it fits on an SM beside a running
 // GEMM block. Launched to overlap (zero_workspace), it lets the stream's next
 // kernel start at once and waits for the kernel before it (whose workspace the
-// pool may have handed on) before it writes.
+// pool may have handed on) before it writes. A template: a header may define it.
 template <class Word>
 __global__ void __launch_bounds__(32) zero_words_kernel(Word* p, std::size_t n) {
   arch::grid_dependents_launch();

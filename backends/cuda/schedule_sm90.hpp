@@ -110,6 +110,7 @@
 #include "tessel/cuda/atom/wgmma.hpp"
 #include "tessel/cuda/launch.hpp"
 #include "tessel/cuda/sm90_epilogue_store.hpp"
+#include "tessel/cuda/sm90_operand_maps.hpp"
 #include "tessel/cuda/sm90_partials.hpp"
 #include "tessel/cuda/sm90_trace.hpp"
 #include "tessel/cuda/swizzle.hpp"
@@ -212,43 +213,20 @@ struct sm90_tma_schedule {
     return s;
   }
 
-  template <class Op, int... I>
-  static void fill_maps(params<Op>& pp, const typename Op::problem& p, std::integer_sequence<int, I...>) {
-    (fill_map<Op, I>(pp, p), ...);
-  }
   // Whether operand I is multicast by halves of its outer extent (its tile has
   // an odd number of 64-element panels), so its boxes are half as tall.
   template <class Op, int I>
   static constexpr bool split_outer = Cluster > 1 && I == paired_operand_of<Op>::value &&
                                       (Op::template operand_tile<I>::layout::inner / 64) % 2 != 0;
-  template <class Op, int I> static void fill_map(params<Op>& pp, const typename Op::problem& p) {
-    using L = typename Op::template operand_tile<I>::layout;
-    const auto g = Op::template operand<I>(p);
-    pp.maps[I] = make_tensor_map(g.matrix, g.layer_stride, g.layers, split_outer<Op, I> ? L::outer / 2 : L::outer,
-                                 grouped_layers_of<Op>::value, g.group_stride, g.groups);
-    pp.layers[I] = g.layers;
-    pp.layered[I] = g.layer_stride != 0;
-    pp.grouped[I] = g.group_stride != 0;
-  }
-  // Whether every operand of p can be read through a tensor map.
-  template <class Op> static bool supports(const typename Op::problem& p) {
-    return supports_each<Op>(p, std::make_integer_sequence<int, Op::operand_count>{});
-  }
-  template <class Op, int... I> static bool supports_each(const typename Op::problem& p, std::integer_sequence<int, I...>) {
-    return (... && [&] {
-      const auto g = Op::template operand<I>(p);
-      // The matrix's contiguous dimension must be the tile's (a view whose
-      // strides are both 1 would otherwise be mapped the wrong way round).
-      using L = typename Op::template operand_tile<I>::layout;
-      const bool along = L::cols_contiguous_in_chunks ? g.matrix.col_stride == 1
-                                                      : g.matrix.row_stride == 1 && g.matrix.col_stride != 1;
-      return along && tma_compatible(g.matrix, g.layer_stride, g.group_stride);
-    }());
-  }
+  template <class Op> struct halves_outer {
+    template <int I> using of = std::bool_constant<split_outer<Op, I>>;
+  };
+  // Whether every operand of p can be read through a tensor map (sm90_operand_maps.hpp).
+  template <class Op> static bool supports(const typename Op::problem& p) { return operands_mappable<Op>(p); }
   template <class Op> static params<Op> prepare(const typename Op::problem& p) {
     params<Op> pp{};
     pp.problem = p;
-    fill_maps<Op>(pp, p, std::make_integer_sequence<int, Op::operand_count>{});
+    fill_operand_maps<Op, halves_outer<Op>::template of>(pp, p);
     // Output 0 through a staged TMA store where a map can describe it row by row.
     pp.out_tma = pp.out_layered = false;
     if constexpr (Op::output_count > 0 && EpilogueKiB > 0) {
@@ -265,12 +243,8 @@ struct sm90_tma_schedule {
   }
   // Whether output 0 of p goes through the staged TMA store (a map describes it row by row).
   template <class Op> static bool stores_by_tma(const typename Op::problem& p) {
-    if constexpr (Op::output_count > 0 && EpilogueKiB > 0) {
-      const auto out = Op::template output<0>(p);
-      return out.matrix.col_stride == 1 && tma_compatible(out.matrix, out.layer_stride);
-    } else {
-      return false;
-    }
+    if constexpr (Op::output_count > 0 && EpilogueKiB > 0) return output_mappable<Op>(p);
+    else return false;
   }
 
   // Split: the plan of a launch of `grid` blocks (the same on host and device)
