@@ -27,11 +27,18 @@
 //   stream: launched with programmatic stream serialization (launch.hpp):
 //     the kernel may start while the stream's previous kernel runs; every
 //     thread waits for that kernel (griddepcontrol.wait) once the barriers are
-//     set up, then thread 0 lets the stream's next kernel launch, whose blocks
-//     then take SMs as this kernel's blocks leave them. Split kernels let it
-//     launch only as their blocks end: blocks placed in the order that the
-//     blocks before leave scatter the pieces the dispatcher puts side by side
-//     (H200, 256 × 8192²: 10% more cycles a piece; bench/notes/cuda_gemm.md).
+//     set up. A persistent grid lets its successor launch only as its blocks
+//     end (the implicit trigger), onto idle SMs: launched early, the
+//     successor's blocks would take SMs in the order this grid's blocks leave
+//     them, which scatters what the dispatcher puts side by side (H200: a
+//     split piece 5-15% more cycles at 256 × 8192²; launched at the end,
+//     GEMMs of 512³-2048³ +2-4%, of 4096³-8192³ −0.7 to +1.4%, mostly
+//     gains). A grid of one block per unit (attention) lets it
+//     launch early: thread 0 of each block, once it has waited (the successor
+//     launches when every block has done so or ended). Attention, 8 heads,
+//     launching early against at the end: 1.9-2.7% faster at seq 4096 hd64,
+//     within ±0.6% at hd128, 0.5-1.7% slower at seq 1024 (one partial wave of
+//     blocks); bench/notes/cuda_gemm.md, session 38.
 //   Cluster == 2: blocks run in pairs (a thread-block cluster on neighbouring
 //     SMs). Pair i takes the op's units 2i and 2i + 1, which usually share
 //     one operand tile at every step (Op::paired_operand; GEMM: the B tile of
@@ -456,7 +463,7 @@ struct sm90_tma_schedule {
     // the kernel before may still run. Nothing above touched global memory (the
     // tensor maps are kernel parameters); everything below may.
     arch::grid_dependency_wait();
-    if (!Split && ctx.thread() == 0) arch::grid_dependents_launch();  // Split: see "stream" above
+    if (!Persistent && ctx.thread() == 0) arch::grid_dependents_launch();  // see "stream" above
 
     const int tiles = Op::tiles(p);
     const long long work = (long long)tiles * Op::layers(p);

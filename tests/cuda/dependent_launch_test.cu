@@ -23,6 +23,11 @@
 // zeroing kernel clears before it (launched the same way, launch.hpp);
 // WaitsForTheKernelBefore checks that such calls took workspace from
 // tessel's pool where the sm90 path runs, and a plain one none.
+// The GEMM kernels let their successor launch only as their blocks end
+// (schedule_sm90.hpp), the copies and the zeroing kernel earlier: in the
+// chains a GEMM after a GEMM starts before the first one's writes are
+// flushed, which only its own wait covers; the predecessor of
+// WaitsForTheKernelBefore lets the GEMM start ~0.2 ms before it writes.
 // On devices without the sm90 path the GEMMs run the sm80 kernels, launched
 // plainly: the cases then check ordinary stream order. So do the legacy
 // default stream's cases where the control sees no overlap there (the H100,
