@@ -340,7 +340,9 @@ struct sm90_tile_ops : sm80_tile_ops {
     using S = staging<TD, TM, RoundBytes>;
     constexpr int size = int(sizeof(TD));
     const int lane = u.lane();
-    // Value pair (v, v + 1) of atom tile i as alpha·acc + beta·C.
+    // Value pair (v, v + 1) of atom tile i as alpha·acc + beta·C. C widened by
+    // cvt (arch::widen: exact, as to_float; element.hpp's integer decode of
+    // fp16 made the fp16-C kernels' code twice the bf16-C ones').
     const auto result = [&](int i, int v, float& o0, float& o1) {
       o0 = t.frag[i][0][v];
       o1 = t.frag[i][0][v + 1];
@@ -350,8 +352,8 @@ struct sm90_tile_ops : sm80_tile_ops {
         if (beta != 0.0f) {
           const coord x = Tile::where(lane, i, 0, v);
           const int r = row0 + x.row, col = col0 + x.col;
-          if (c.contains(r, col)) o0 += beta * to_float(*c.addr(r, col));
-          if (c.contains(r, col + 1)) o1 += beta * to_float(*c.addr(r, col + 1));
+          if (c.contains(r, col)) o0 += beta * arch::widen(*c.addr(r, col));
+          if (c.contains(r, col + 1)) o1 += beta * arch::widen(*c.addr(r, col + 1));
         }
       }
     };
@@ -414,8 +416,8 @@ struct sm90_tile_ops : sm80_tile_ops {
           if (pairs && col + 1 < dst.cols) {
             TD* p = dst.addr(r, col);
             if (beta != 0.0f) {
-              o0 += beta * to_float(p[0]);
-              o1 += beta * to_float(p[1]);
+              o0 += beta * arch::widen(p[0]);
+              o1 += beta * arch::widen(p[1]);
             }
             sm90_detail::store_pair(p, o0, o1);
           } else {
@@ -423,7 +425,7 @@ struct sm90_tile_ops : sm80_tile_ops {
               if (col + e >= dst.cols) continue;
               TD* p = dst.addr(r, col + e);
               float o = e == 0 ? o0 : o1;
-              if (beta != 0.0f) o += beta * to_float(*p);
+              if (beta != 0.0f) o += beta * arch::widen(*p);
               *p = arch::cvt<TD>(o);
             }
           }
