@@ -209,6 +209,21 @@ inline void allow_overlap(cudaLaunchConfig_t& config, cudaLaunchAttribute* attrs
   ++config.numAttrs;
 }
 
+// entry<<<grid, block, 0, stream>>>(args...), allowed to overlap the stream's
+// previous kernel where `overlapped` (the kernel then waits for it itself):
+// the small kernels around a GEMM (zero_workspace, operand_copy.hpp's copies).
+template <class... Params, class... Args>
+cudaError_t launch_maybe_overlapped(void (*entry)(Params...), dim3 grid, dim3 block, cudaStream_t stream,
+                                    bool overlapped, Args... args) {
+  cudaLaunchConfig_t config{};
+  cudaLaunchAttribute attribute[1];
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.stream = stream;
+  if (overlapped) allow_overlap(config, attribute);
+  return cudaLaunchKernelEx(&config, entry, args...);
+}
+
 // Zeroes the 16-byte words [0, n) at p: the leading bytes of a workspace that
 // a schedule wants zero. One warp, so that it fits on an SM beside a running
 // GEMM block. Launched to overlap (zero_workspace), it lets the stream's next
@@ -240,14 +255,8 @@ inline cudaError_t zero_workspace(void* ws, std::size_t bytes, cudaStream_t stre
   if (bytes == 0) return cudaSuccess;
   if (bytes % 16 != 0) return cudaErrorInvalidValue;
   if (!overlapped) return cudaMemsetAsync(ws, 0, bytes, stream);
-  auto* entry = &zero_words_kernel<uint4>;
-  cudaLaunchConfig_t config{};
-  cudaLaunchAttribute attribute[1];
-  config.gridDim = dim3(1);
-  config.blockDim = dim3(32);
-  config.stream = stream;
-  allow_overlap(config, attribute);
-  return cudaLaunchKernelEx(&config, entry, static_cast<uint4*>(ws), bytes / 16);
+  return launch_maybe_overlapped(&zero_words_kernel<uint4>, dim3(1), dim3(32), stream, true, static_cast<uint4*>(ws),
+                                 bytes / 16);
 }
 
 // Makes `device` current for the scope of an op and restores the caller's

@@ -243,11 +243,6 @@ class operand_copies {
                                        : copy_operand_lines_kernel<T, false>;
     int device = 0;
     check(cudaGetDevice(&device), "cudaGetDevice", launch_shape{});
-    cudaLaunchConfig_t config{};
-    cudaLaunchAttribute attribute[1];
-    config.gridDim = grid;
-    config.blockDim = block;
-    config.stream = stream_;
     // Overlapped only where the copy is small (what it saves is a launch's
     // latency, ~µs; H100, bench/notes/cuda_gemm.md): +2-18% against cuBLAS
     // from 64 × 65 × 33 to 2047 × 2049 × 1023 (copies of 8 MiB and less); at
@@ -255,8 +250,8 @@ class operand_copies {
     const std::int64_t bytes = n * outer * inner * std::int64_t(sizeof(T));
     const bool overlapped =
         bytes <= overlap_max_bytes && may_overlap_predecessor(reinterpret_cast<const void*>(entry), device);
-    if (overlapped) allow_overlap(config, attribute);
-    check(cudaLaunchKernelEx(&config, entry, src, dst, outer, inner, int(n), s, d, overlapped),
+    check(launch_maybe_overlapped(entry, grid, block, stream_, overlapped, src, dst, outer, inner, int(n), s, d,
+                                  overlapped),
           "operand copy launch (cudaLaunchKernelEx)", launch_shape{});
   }
 
