@@ -16,10 +16,11 @@
 # TESSEL_PROBE_MODE (the probe's mode in the bench step: full or quick),
 # TESSEL_SANITIZE_SCOPE (gemm: skip the attention sanitizer runs; attention: only those; launch: the
 # dependent-launch tests under the three tools and the GEMM tests under memcheck; split: the split
-# schedule tests under the three tools and the GEMM tests under memcheck).
+# schedule tests under the three tools, the GEMM and dependent-launch tests under memcheck).
 # Steps: build test sanitize bench odd gvariants parts l2sides ncu l2req trace variants clock attention cpu python (see each below).
 # The test step also reruns the GEMM and attention tests with TESSEL_CUDA_POLICY=sm80, and the GEMM
-# tests with TESSEL_CUDA_REPACK=never (no aligned copies of misaligned matrices: backends/cuda/operand_copy.hpp).
+# tests with TESSEL_CUDA_REPACK=never (no aligned copies of misaligned matrices: backends/cuda/operand_copy.hpp),
+# and the GEMM and dependent-launch tests with TESSEL_CUDA_SPLIT_TILE=128x256 (the 128 × 256 split kernel).
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -93,6 +94,15 @@ step_test() {
       >>"$OUT/ctest.log" 2>&1
     then r=passed; else r=FAILED; fi
     note "GEMM tests with TESSEL_CUDA_REPACK=never: $r, $(grep -E '^\[  PASSED  \]' "$OUT/ctest.log" | tail -1)"
+    # The few-unit calls once more on the 128 × 256 split kernel wherever its plan splits (the
+    # dispatcher takes the 128 × 128 one where that runs more blocks: gemm_instance.hpp).
+    if TESSEL_CUDA_SPLIT_TILE=128x256 timeout 150 "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1 \
+      >>"$OUT/ctest.log" 2>&1 &&
+      { [ ! -x "$build/tests/tessel_dependent_launch_tests" ] ||
+        TESSEL_CUDA_SPLIT_TILE=128x256 timeout 150 "$build/tests/tessel_dependent_launch_tests" --gtest_brief=1 \
+          >>"$OUT/ctest.log" 2>&1; }
+    then r=passed; else r=FAILED; fi
+    note "GEMM and dependent-launch tests with TESSEL_CUDA_SPLIT_TILE=128x256: $r, $(grep -E '^\[  PASSED  \]' "$OUT/ctest.log" | tail -1)"
   fi
 }
 
@@ -131,13 +141,15 @@ step_sanitize() {
     return
   fi
   if [ -x "$tests_bin" ] && [ "${TESSEL_SANITIZE_SCOPE:-all}" = split ]; then
-    # What a change to the split kernel touches: its schedule tests under the three tools, the GEMM
-    # tests (whose few-unit, long-K shapes run it through the public API) under memcheck.
+    # What a change to the split kernels touches: their schedule tests under the three tools, the GEMM
+    # tests (whose few-unit, long-K shapes run them through the public API) and the dependent-launch
+    # tests (a few-row GEMM chain) under memcheck.
     for tool in memcheck racecheck synccheck; do
       TESSEL_SANITIZE_TIMEOUT=240 sanitize $tool schedule_sm90_split "$build/tests/tessel_schedule_sm90_tests" \
         --gtest_filter='*Split*' --gtest_brief=1
     done
     sanitize memcheck tests "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1
+    sanitize memcheck dependent_launch_tests "$build/tests/tessel_dependent_launch_tests" --gtest_brief=1
     return
   fi
   if [ -x "$tests_bin" ] && [ "${TESSEL_SANITIZE_SCOPE:-all}" = launch ]; then

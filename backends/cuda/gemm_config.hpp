@@ -132,5 +132,15 @@ template <class TOut> struct sm90_wide_gemm_config<fp16, TOut> : sm90_wide_gemm_
 // 256 × 8192 × 8192, level at 16 and 128 × 4096 × 4096 (2026-11-25).
 template <class TIn, class TOut = TIn>
 struct sm90_split_gemm_config : sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 4, false, 1, 16, true> {};
+// The same on 128 × 128 units (each consumer 64 × 128 of C, one m64n128k16
+// accumulator), 6 stages of 16 + 16 KiB (the 4 × 48 KiB of the 128 × 256
+// ring's bytes in flight) and 2 × 16 KiB of staging: twice the units, so
+// where few rows leave the 128 × 256 plan a fraction of the SMs (128 ×
+// 4096²: 16 units in 5 pieces, 80 blocks) its pieces run on more of them
+// (32 units in 4 pieces, 128 blocks), each streaming half as much of B a
+// step. gemm_instance.hpp takes it where its plan runs more blocks than the
+// 128 × 256 one's, or where C has at most 128 columns.
+template <class TIn, class TOut = TIn>
+struct sm90_split_narrow_gemm_config : sm90_tma_gemm_config<TIn, 128, 128, 64, 2, 6, false, 1, 16, true> {};
 
 }  // namespace tessel::cuda

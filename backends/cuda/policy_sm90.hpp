@@ -26,6 +26,11 @@ struct sm90 : sm90_tile_ops {
 struct sm90_split_units : sm90 {
   template <class TIn, class TOut = TIn> using gemm_config = sm90_split_gemm_config<TIn, TOut>;
 };
+// The same on 128 × 128 units: for few-row calls whose 128 × 256 units would
+// leave most SMs idle even split (gemm_instance.hpp's split_choice).
+struct sm90_split_narrow : sm90 {
+  template <class TIn, class TOut = TIn> using gemm_config = sm90_split_narrow_gemm_config<TIn, TOut>;
+};
 // The GEMM whose epilogue stores C = A·B as it is (alpha 1, beta 0) through
 // TMA only: for the calls that allow it (gemm_instance.hpp).
 struct sm90_plain_store : sm90 {

@@ -11,7 +11,8 @@
 //   4 stages with 16 KiB of epilogue staging per consumer (8 KiB rounds);
 //   cluster pairs, 3 stages and 2 (odd unit counts, pairs that cannot share B,
 //   B multicast by panels and by lines);
-//   split units (Split), the library's 4 stages and 2: on shapes whose plan splits on this
+//   split units (Split), the library's 4 stages and 2, and its 128 × 128 units
+//   (6 stages): on shapes whose plan splits on this
 //   device (checked): units in two, three, four, five and eight pieces, a
 //   batch; each block of a unit adds the others' partials of its share of
 //   the panels before alpha / beta and stores that share, or (a C no tensor
@@ -205,6 +206,18 @@ const shape_case split_shapes[] = {
     {256, 1001, 4096, 1, false, true, 0.5f, 0.25f},  // 8 units in 5 pieces; edge in N; alpha, beta
 };
 
+// Shapes whose plan on 128 × 128 units (sm90_split_narrow) splits on a 132-SM H100 / H200.
+const shape_case split_narrow_shapes[] = {
+    {1024, 1024, 4096, 1, false, false, 1.0f, 0.0f},  // 64 units of 64 steps, each in 2 pieces
+    {640, 1024, 2048, 1, true, false, 1.0f, 0.0f},    // 40 units of 32 steps in 3 (10 + 11 + 11)
+    {256, 256, 4096, 4, true, true, 1.0f, 1.0f},      // a batch of 4-unit layers in 5 pieces, beta
+    {256, 512, 8192, 1, false, false, 1.0f, 0.0f},    // 8 units of 128 steps, each in 8 pieces
+    {200, 704, 4096, 1, true, false, 0.5f, 0.25f},    // 12 units, edges in M and N, in 5 pieces; alpha, beta
+    {100, 200, 4096, 1, false, true, 1.0f, 0.0f},     // 2 units in 5 pieces, a partial column tile
+    // C rows of 2002 bytes (no tensor map): the finishing block adds every partial.
+    {256, 1001, 4096, 1, false, true, 0.5f, 0.25f},  // 16 units in 5 pieces; edge in N; alpha, beta
+};
+
 template <class Policy> void expect_split(const shape_case& s, const std::string& what) {
   if (!support::device_available()) GTEST_SKIP() << "no CUDA device";
   using probe = ops::gemm_kernel<Policy, bf16, bf16, true, true>;
@@ -213,8 +226,9 @@ template <class Policy> void expect_split(const shape_case& s, const std::string
   int device = 0, sms = 0;
   ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
   ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), cudaSuccess);
-  using schedule = typename Policy::template gemm_config<bf16>::schedule;
-  const long long units = (long long)((s.m + 127) / 128) * ((s.n + 255) / 256) * s.batch;
+  using config = typename Policy::template gemm_config<bf16>;
+  using schedule = typename config::schedule;
+  const long long units = (long long)((s.m + config::BM - 1) / config::BM) * ((s.n + config::BN - 1) / config::BN) * s.batch;
   EXPECT_TRUE(split_plan::make(units, (s.k + 63) / 64, sms, schedule::fixup_steps, schedule::fixed_steps).splits())
       << what << " " << describe(s) << ": the plan does not split on " << sms << " SMs, so this tests nothing new";
   // The workspace the launcher takes from tessel's pool says the kernel ran split.
@@ -320,6 +334,58 @@ TEST(ScheduleSm90, WideTilePaysWhereItsWavesCostNoMore) {
   for (const row& r : rows)
     EXPECT_EQ(cuda::wide_tile_pays(r.m, r.n, r.batch, 132), r.wide) << r.m << " x " << r.n << " batch " << r.batch;
   EXPECT_FALSE(cuda::wide_tile_pays(6144, 4096, 1, 0)) << "no SM count: never the wide kernel";
+}
+// The split kernel on 128 × 128 units (6 stages), launched directly.
+TEST(ScheduleSm90, SplitNarrowUnits) {
+  for (const shape_case& s : split_narrow_shapes) expect_split<cuda::sm90_split_narrow>(s, "split, 128 x 128 units");
+  for (const shape_case& s : shapes)
+    expect_schedule<cuda::sm90_split_narrow>(s, "split schedule on 128 x 128 units, shapes it may not split");
+}
+// The dispatcher's choice between the two split kernels, from what each plan
+// does with a call (a host function: runs without a GPU too).
+TEST(ScheduleSm90, SplitTileChoice) {
+  using cuda::split_option;
+  using cuda::split_tile;
+  struct row {
+    int m, n, k;
+    split_tile want;
+  };
+  // On a 132-SM H100 / H200, with the schedules' own plans.
+  const row rows[] = {
+      // One row of units: the blocks times the B bytes each keeps in flight (96 KiB against 128).
+      {128, 4096, 4096, split_tile::units_128x128},  // 32 units in 4 pieces (128 blocks) against 16 in 5 (80)
+      {16, 4096, 4096, split_tile::units_128x128},   // the same units
+      {128, 2048, 2048, split_tile::units_128x128},  // 64 blocks against 32
+      {100, 200, 4096, split_tile::units_128x128},   // 10 blocks against 5
+      {16, 8192, 8192, split_tile::units_128x256},   // 128 blocks either way
+      {16, 4096, 14336, split_tile::units_128x256},  // the same
+      {16, 14336, 4096, split_tile::units_128x256},  // 112 units whole against 56 in 2 pieces
+      {100, 100, 4096, split_tile::units_128x128},   // one unit either way; C of 100 columns
+      // More rows: the 128 × 128 units, in fewer pieces or whole.
+      {256, 512, 16384, split_tile::units_128x128},   // 8 units in 10 pieces against 4 in 10
+      {1024, 1024, 4096, split_tile::units_128x128},  // 64 units in 2 pieces against 32 in 4
+      {512, 4096, 4096, split_tile::units_128x128},   // 128 units whole against 64 in 2 pieces
+      {256, 8192, 8192, split_tile::units_128x128},   // the same
+      // Neither plan splits: the unsplit kernels.
+      {4096, 4096, 4096, split_tile::none},
+      {16, 32768, 4096, split_tile::none},  // 128 units of 128 × 256
+  };
+  const auto option = [](int m, int n, int k, int bn) {
+    const long long units = (long long)((m + 127) / 128) * ((n + bn - 1) / bn);
+    using schedule = cuda::sm90_split_gemm_config<bf16>::schedule;
+    const split_plan sp = split_plan::make(units, (k + 63) / 64, 132, schedule::fixup_steps, schedule::fixed_steps);
+    return split_option{sp.splits(), sp.splits() ? sp.blocks : int(units < 132 ? units : 132)};
+  };
+  for (const row& r : rows)
+    EXPECT_EQ(cuda::choose_split_tile(option(r.m, r.n, r.k, 256), option(r.m, r.n, r.k, 128), r.m, r.n), r.want)
+        << r.m << " x " << r.n << " x " << r.k;
+  // Forced (TESSEL_CUDA_SPLIT_TILE): 128 × 256 wherever its plan splits;
+  // 128 × 128 wherever either plan splits.
+  const split_option none{false, 132}, eighty{true, 80}, all{true, 128};
+  EXPECT_EQ(cuda::choose_split_tile(eighty, all, 128, 4096, split_tile::units_128x256), split_tile::units_128x256);
+  EXPECT_EQ(cuda::choose_split_tile(none, all, 128, 100, split_tile::units_128x256), split_tile::none);
+  EXPECT_EQ(cuda::choose_split_tile(all, none, 16, 8192, split_tile::units_128x128), split_tile::units_128x128);
+  EXPECT_EQ(cuda::choose_split_tile(none, none, 16, 8192, split_tile::units_128x128), split_tile::none);
 }
 TEST(ScheduleSm90, SplitUnitsTwoStages) {
   for (const shape_case& s : split_shapes) expect_split<sm90_split_two_stages>(s, "split, two stages");
