@@ -1,8 +1,8 @@
 // tessel/cuda/gemm_instance.hpp — the body of each gemm_<in>_<out>.cu: the GEMM
 // for one type pair on the sm90 policy (TMA + wgmma) where it applies — its
-// units split by steps (sm90_split_units, or sm90_split_narrow's 128 × 128
-// units: choose_split_tile) where the split plan says that pays on this
-// device, on a plain-store kernel (sm90_plain_store, or sm90_wide_store
+// units split by steps (sm90_split_units, or the 128 × 128 units of
+// sm90_split_narrow or 64 × 128 of sm90_split_short: choose_split_tile) where
+// the split plan says that pays on this device, on a plain-store kernel (sm90_plain_store, or sm90_wide_store
 // where its 192 × 256 blocks fill the waves better) for C = A·B as it is into a
 // TMA-storable C — else on the sm80 policy, launched through launch.hpp. An
 // operand no tensor map can describe is first copied aligned where that pays
@@ -71,32 +71,37 @@ struct split_option_of {
   }
 };
 
-// Which split kernel runs a call: none (neither plan splits it: the unsplit
-// kernels), the 128 × 256 units (sm90_split_units) or the 128 × 128 ones
-// (sm90_split_narrow), from what each plan does with it, C's rows m (of a
-// layer) and columns n. Measured on an H200 (bench/notes/cuda_gemm.md,
-// session 39; bf16 in, bf16 and fp32 C):
+// Which split kernel runs a call: none (neither 128-row plan splits it: the
+// unsplit kernels), the 128 × 256 units (sm90_split_units), the 128 × 128
+// ones (sm90_split_narrow) or the 64 × 128 ones (sm90_split_short), from what
+// the two 128-row plans do with it, C's rows m (of a layer) and columns n.
+// Measured on an H200 (bench/notes/cuda_gemm.md, session 39; bf16 in):
+// - m ≤ 64: the 64 × 128 units (their own plan: the 128 × 128 units'
+//   pieces), +7 to +25% over the better of the 128-row kernels at 16 and 64
+//   rows × 4096-14336 × 4096-14336.
 // - m ≤ 128 (one row of units): the pieces stream B from memory, so what
 //   bounds them is the bytes of B in flight: 128 KiB a block on 128 × 256
 //   units (4 stages of 32 KiB), 96 KiB on 128 × 128 ones (6 of 16 KiB). The
 //   128 × 128 units where their blocks keep more in flight (16-128 × 4096²:
 //   128 blocks against 80, +10 to +22%; at as many blocks, 16 × 8192² and
-//   16 × 4096 × 14336, they ran 12-25% slower), or where n ≤ 128 (the
+//   16 × 4096 × 14336, they ran 12-30% slower), or where n ≤ 128 (the
 //   128 × 256 units would multiply columns past C).
 // - m > 128: the 128 × 128 units — in fewer pieces or whole, so fewer or no
 //   partials to pass (1024 × 1024 × 4096 in 2 pieces against 4: +19-21%;
 //   512 × 4096² and 256 × 8192² whole against 2 pieces: +25% and +8-10%).
-// TESSEL_CUDA_SPLIT_TILE in the environment forces a kernel, to measure one
-// against the other: 128x256, the 128 × 256 units wherever their plan
-// splits; 128x128, the 128 × 128 units wherever either plan splits.
-enum class split_tile { none, units_128x256, units_128x128 };
+// TESSEL_CUDA_SPLIT_TILE in the environment forces a kernel wherever either
+// 128-row plan splits, to measure one against another: 128x256 (where its
+// own plan splits), 128x128, or 64x128 (where m ≤ 64).
+enum class split_tile { none, units_128x256, units_128x128, units_64x128 };
 inline split_tile split_tile_forced() {
   static const split_tile forced = [] {
     const char* e = std::getenv("TESSEL_CUDA_SPLIT_TILE");
     if (e == nullptr || *e == '\0') return split_tile::none;
     if (std::strcmp(e, "128x256") == 0) return split_tile::units_128x256;
     if (std::strcmp(e, "128x128") == 0) return split_tile::units_128x128;
-    throw Error(std::string("tessel cuda backend: TESSEL_CUDA_SPLIT_TILE must be 128x256 or 128x128 (or unset), not '") +
+    if (std::strcmp(e, "64x128") == 0) return split_tile::units_64x128;
+    throw Error(std::string("tessel cuda backend: TESSEL_CUDA_SPLIT_TILE must be 128x256, 128x128 or 64x128 (or "
+                            "unset), not '") +
                 e + "'");
   }();
   return forced;
@@ -106,7 +111,10 @@ inline split_tile choose_split_tile(split_option units_128x256, split_option uni
   const split_option &wide = units_128x256, &narrow = units_128x128;
   if (!wide.splits && !narrow.splits) return split_tile::none;
   if (forced == split_tile::units_128x256) return wide.splits ? forced : split_tile::none;
-  if (forced == split_tile::units_128x128 || m > 128) return split_tile::units_128x128;
+  if (forced == split_tile::units_128x128) return forced;
+  if (forced == split_tile::units_64x128) return m <= 64 ? forced : split_tile::none;
+  if (m <= 64) return split_tile::units_64x128;
+  if (m > 128) return split_tile::units_128x128;
   if (narrow.splits && (n <= 128 || 3LL * narrow.blocks > 4LL * wide.blocks)) return split_tile::units_128x128;
   return wide.splits ? split_tile::units_128x256 : split_tile::none;
 }
@@ -130,7 +138,7 @@ inline bool wide_tile_pays(const gemm_call& call) {
          wide_tile_pays(call.m, call.n, call.batch, sms);
 }
 
-// Runs `call` on the sm90 policy (split on 128 × 256 or 128 × 128 units,
+// Runs `call` on the sm90 policy (split on 128 × 256, 128 × 128 or 64 × 128 units,
 // plain-store — 192 × 256 where that pays, else 128 × 256 — or general) where
 // its operands fit tensor maps; false where they do not (nothing launched).
 template <class TIn, class TOut> bool gemm_sm90(const gemm_call& call, gemm_launcher& launch) {
@@ -147,6 +155,7 @@ template <class TIn, class TOut> bool gemm_sm90(const gemm_call& call, gemm_laun
   plain_store_applies check_plain{plain};
   if (split == split_tile::none) ops::gemm_typed<sm90_plain_store, TIn, TOut>(call, check_plain);
   if (split == split_tile::units_128x128) ops::gemm_typed<sm90_split_narrow, TIn, TOut>(call, launch);
+  else if (split == split_tile::units_64x128) ops::gemm_typed<sm90_split_short, TIn, TOut>(call, launch);
   else if (split == split_tile::units_128x256) ops::gemm_typed<sm90_split_units, TIn, TOut>(call, launch);
   else if (plain && wide_tile_pays(call)) ops::gemm_typed<sm90_wide_store, TIn, TOut>(call, launch);
   else if (plain) ops::gemm_typed<sm90_plain_store, TIn, TOut>(call, launch);

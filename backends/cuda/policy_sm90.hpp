@@ -31,6 +31,10 @@ struct sm90_split_units : sm90 {
 struct sm90_split_narrow : sm90 {
   template <class TIn, class TOut = TIn> using gemm_config = sm90_split_narrow_gemm_config<TIn, TOut>;
 };
+// The same on 64 × 128 units (one consumer warpgroup): for calls of at most 64 rows.
+struct sm90_split_short : sm90 {
+  template <class TIn, class TOut = TIn> using gemm_config = sm90_split_short_gemm_config<TIn, TOut>;
+};
 // The GEMM whose epilogue stores C = A·B as it is (alpha 1, beta 0) through
 // TMA only: for the calls that allow it (gemm_instance.hpp).
 struct sm90_plain_store : sm90 {

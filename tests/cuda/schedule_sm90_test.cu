@@ -11,8 +11,8 @@
 //   4 stages with 16 KiB of epilogue staging per consumer (8 KiB rounds);
 //   cluster pairs, 3 stages and 2 (odd unit counts, pairs that cannot share B,
 //   B multicast by panels and by lines);
-//   split units (Split), the library's 4 stages and 2, and its 128 × 128 units
-//   (6 stages): on shapes whose plan splits on this
+//   split units (Split), the library's 4 stages and 2, its 128 × 128 units
+//   (6 stages) and its 64 × 128 units (one consumer, 8 stages): on shapes whose plan splits on this
 //   device (checked): units in two, three, four, five and eight pieces, a
 //   batch; each block of a unit adds the others' partials of its share of
 //   the panels before alpha / beta and stores that share, or (a C no tensor
@@ -218,6 +218,17 @@ const shape_case split_narrow_shapes[] = {
     {256, 1001, 4096, 1, false, true, 0.5f, 0.25f},  // 16 units in 5 pieces; edge in N; alpha, beta
 };
 
+// Shapes whose plan on 64 × 128 units (sm90_split_short) splits on a 132-SM H100 / H200.
+const shape_case split_short_shapes[] = {
+    {64, 1024, 4096, 1, false, false, 1.0f, 0.0f},  // 8 units of 64 steps, each in 5 pieces
+    {33, 2048, 2048, 1, true, false, 1.0f, 0.0f},   // 16 units of 32 steps in 4; an edge in M
+    {64, 256, 2048, 4, true, true, 1.0f, 1.0f},     // a batch of 2-unit layers in 4 pieces, beta
+    {17, 200, 8192, 1, false, true, 0.5f, 0.25f},   // 2 units in 8 pieces; edges in M and N; alpha, beta
+    {40, 1000, 3000, 1, true, true, 1.0f, 0.0f},    // 8 units of 47 steps in 4; edges in M, N and K
+    // C rows of 2002 bytes (no tensor map): the finishing block adds every partial.
+    {16, 1001, 4096, 1, false, true, 0.5f, 0.25f},  // 8 units in 5 pieces; alpha, beta
+};
+
 template <class Policy> void expect_split(const shape_case& s, const std::string& what) {
   if (!support::device_available()) GTEST_SKIP() << "no CUDA device";
   using probe = ops::gemm_kernel<Policy, bf16, bf16, true, true>;
@@ -341,7 +352,13 @@ TEST(ScheduleSm90, SplitNarrowUnits) {
   for (const shape_case& s : shapes)
     expect_schedule<cuda::sm90_split_narrow>(s, "split schedule on 128 x 128 units, shapes it may not split");
 }
-// The dispatcher's choice between the two split kernels, from what each plan
+// The split kernel on 64 × 128 units (one consumer warpgroup, 8 stages), launched directly.
+TEST(ScheduleSm90, SplitShortUnits) {
+  for (const shape_case& s : split_short_shapes) expect_split<cuda::sm90_split_short>(s, "split, 64 x 128 units");
+  for (const shape_case& s : shapes)
+    expect_schedule<cuda::sm90_split_short>(s, "split schedule on 64 x 128 units, shapes it may not split");
+}
+// The dispatcher's choice between the split kernels, from what each plan
 // does with a call (a host function: runs without a GPU too).
 TEST(ScheduleSm90, SplitTileChoice) {
   using cuda::split_option;
@@ -352,14 +369,19 @@ TEST(ScheduleSm90, SplitTileChoice) {
   };
   // On a 132-SM H100 / H200, with the schedules' own plans.
   const row rows[] = {
-      // One row of units: the blocks times the B bytes each keeps in flight (96 KiB against 128).
+      // At most 64 rows: the 64 × 128 units.
+      {16, 4096, 4096, split_tile::units_64x128},
+      {64, 4096, 4096, split_tile::units_64x128},
+      {16, 8192, 8192, split_tile::units_64x128},
+      {16, 14336, 4096, split_tile::units_64x128},  // only the 128 × 256 plan splits
+      {64, 100, 4096, split_tile::units_64x128},
+      // One row of 128: the blocks times the B bytes each keeps in flight (96 KiB against 128).
       {128, 4096, 4096, split_tile::units_128x128},  // 32 units in 4 pieces (128 blocks) against 16 in 5 (80)
-      {16, 4096, 4096, split_tile::units_128x128},   // the same units
       {128, 2048, 2048, split_tile::units_128x128},  // 64 blocks against 32
       {100, 200, 4096, split_tile::units_128x128},   // 10 blocks against 5
-      {16, 8192, 8192, split_tile::units_128x256},   // 128 blocks either way
-      {16, 4096, 14336, split_tile::units_128x256},  // the same
-      {16, 14336, 4096, split_tile::units_128x256},  // 112 units whole against 56 in 2 pieces
+      {128, 8192, 8192, split_tile::units_128x256},  // 128 blocks either way
+      {100, 4096, 14336, split_tile::units_128x256}, // the same
+      {128, 14336, 4096, split_tile::units_128x256}, // 112 units whole against 56 in 2 pieces
       {100, 100, 4096, split_tile::units_128x128},   // one unit either way; C of 100 columns
       // More rows: the 128 × 128 units, in fewer pieces or whole.
       {256, 512, 16384, split_tile::units_128x128},   // 8 units in 10 pieces against 4 in 10
@@ -379,13 +401,16 @@ TEST(ScheduleSm90, SplitTileChoice) {
   for (const row& r : rows)
     EXPECT_EQ(cuda::choose_split_tile(option(r.m, r.n, r.k, 256), option(r.m, r.n, r.k, 128), r.m, r.n), r.want)
         << r.m << " x " << r.n << " x " << r.k;
-  // Forced (TESSEL_CUDA_SPLIT_TILE): 128 × 256 wherever its plan splits;
-  // 128 × 128 wherever either plan splits.
+  // Forced (TESSEL_CUDA_SPLIT_TILE), wherever either 128-row plan splits:
+  // 128 × 256 where its own does, 128 × 128, 64 × 128 where m ≤ 64.
   const split_option none{false, 132}, eighty{true, 80}, all{true, 128};
   EXPECT_EQ(cuda::choose_split_tile(eighty, all, 128, 4096, split_tile::units_128x256), split_tile::units_128x256);
   EXPECT_EQ(cuda::choose_split_tile(none, all, 128, 100, split_tile::units_128x256), split_tile::none);
   EXPECT_EQ(cuda::choose_split_tile(all, none, 16, 8192, split_tile::units_128x128), split_tile::units_128x128);
   EXPECT_EQ(cuda::choose_split_tile(none, none, 16, 8192, split_tile::units_128x128), split_tile::none);
+  EXPECT_EQ(cuda::choose_split_tile(eighty, all, 64, 4096, split_tile::units_64x128), split_tile::units_64x128);
+  EXPECT_EQ(cuda::choose_split_tile(eighty, all, 65, 4096, split_tile::units_64x128), split_tile::none);
+  EXPECT_EQ(cuda::choose_split_tile(none, none, 16, 32768, split_tile::units_64x128), split_tile::none);
 }
 TEST(ScheduleSm90, SplitUnitsTwoStages) {
   for (const shape_case& s : split_shapes) expect_split<sm90_split_two_stages>(s, "split, two stages");
