@@ -138,8 +138,8 @@ struct sm90_split_gemm_config : sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 4, fa
 // where few rows leave the 128 × 256 plan a fraction of the SMs (128 ×
 // 4096²: 16 units in 5 pieces, 80 blocks) its pieces run on more of them
 // (32 units in 4 pieces, 128 blocks), each streaming half as much of B a
-// step. gemm_instance.hpp takes it where its plan runs more blocks than the
-// 128 × 256 one's, or where C has at most 128 columns.
+// step; where more rows share B, in fewer pieces or whole (fewer partials).
+// Which split kernel a call takes: gemm_instance.hpp's choose_split_tile.
 template <class TIn, class TOut = TIn>
 struct sm90_split_narrow_gemm_config : sm90_tma_gemm_config<TIn, 128, 128, 64, 2, 6, false, 1, 16, true> {};
 // And on 64 × 128 units for calls of at most 64 rows: one consumer
