@@ -148,6 +148,8 @@ struct sm90_split_narrow_gemm_config : sm90_tma_gemm_config<TIn, 128, 128, 64, 2
 // multiplied, and the 128 × 128 units' blocks. H200 (session 39): 16-64 rows
 // × 4096-14336 × 4096-14336, +7 to +25% over the better of the two 128-row
 // split kernels (and 64 × 256 units on one consumer, 5 stages: −10 to +14%).
+// Not yet the library's choice (gemm_instance.hpp): its tests have not run
+// on a device; TESSEL_CUDA_SPLIT_TILE=64x128 asks for it.
 template <class TIn, class TOut = TIn>
 struct sm90_split_short_gemm_config : sm90_tma_gemm_config<TIn, 64, 128, 64, 1, 8, false, 1, 16, true> {};
 

@@ -77,13 +77,16 @@ struct split_option_of {
 // the two 128-row plans do with it, C's rows m (of a layer) and columns n.
 // Measured on an H200 (bench/notes/cuda_gemm.md, session 39; bf16 in):
 // - m ≤ 64: the 64 × 128 units (their own plan: the 128 × 128 units'
-//   pieces), +7 to +25% over the better of the 128-row kernels at 16 and 64
-//   rows × 4096-14336 × 4096-14336.
+//   pieces) ran +7 to +25% over the better of the 128-row kernels at 16 and
+//   64 rows × 4096-14336 × 4096-14336, but their tests (SplitShortUnits,
+//   the sanitizers) have not yet run on a device: until they have, they run
+//   only where TESSEL_CUDA_SPLIT_TILE=64x128 asks, and m ≤ 64 is taken as
+//   m ≤ 128 below.
 // - m ≤ 128 (one row of units): the pieces stream B from memory, so what
 //   bounds them is the bytes of B in flight: 128 KiB a block on 128 × 256
 //   units (4 stages of 32 KiB), 96 KiB on 128 × 128 ones (6 of 16 KiB). The
 //   128 × 128 units where their blocks keep more in flight (16-128 × 4096²:
-//   128 blocks against 80, +10 to +22%; at as many blocks, 16 × 8192² and
+//   128 blocks against 80, +11 to +29%; at as many blocks, 16 × 8192² and
 //   16 × 4096 × 14336, they ran 12-30% slower), or where n ≤ 128 (the
 //   128 × 256 units would multiply columns past C).
 // - m > 128: the 128 × 128 units — in fewer pieces or whole, so fewer or no
@@ -113,7 +116,6 @@ inline split_tile choose_split_tile(split_option units_128x256, split_option uni
   if (forced == split_tile::units_128x256) return wide.splits ? forced : split_tile::none;
   if (forced == split_tile::units_128x128) return forced;
   if (forced == split_tile::units_64x128) return m <= 64 ? forced : split_tile::none;
-  if (m <= 64) return split_tile::units_64x128;
   if (m > 128) return split_tile::units_128x128;
   if (narrow.splits && (n <= 128 || 3LL * narrow.blocks > 4LL * wide.blocks)) return split_tile::units_128x128;
   return wide.splits ? split_tile::units_128x256 : split_tile::none;
