@@ -2,9 +2,10 @@
 // for one type pair on the sm90 policy (TMA + wgmma) where it applies — its
 // units split by steps (sm90_split_units, or the 128 × 128 units of
 // sm90_split_narrow or 64 × 128 of sm90_split_short: choose_split_tile) where
-// the split plan says that pays on this device, on a plain-store kernel (sm90_plain_store, or sm90_wide_store
-// where its 192 × 256 blocks fill the waves better) for C = A·B as it is into a
-// TMA-storable C — else on the sm80 policy, launched through launch.hpp. An
+// the split plan says that pays on this device, on a plain-store kernel
+// (sm90_plain_store, or sm90_wide_store where its 192 × 256 blocks fill the
+// waves better) for C = A·B as it is into a TMA-storable C — else on the sm80
+// policy, launched through launch.hpp. An
 // operand no tensor map can describe is first copied aligned where that pays
 // (operand_copy.hpp).
 #pragma once

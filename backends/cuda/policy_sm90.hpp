@@ -3,7 +3,8 @@
 // The sm80 policy's tile ops plus tile_ops_sm90's wgmma paths (the
 // group-scope atom for the GEMM and attention, the per-warp form for the
 // ring attention). GEMM: bf16 / fp16 on the TMA schedule with 2 consumer
-// warpgroups (3 for sm90_wide_store's 192 × 256 blocks; gemm_config.hpp);
+// warpgroups (3 for sm90_wide_store's 192 × 256 blocks, 1 for
+// sm90_split_short's 64 × 128; gemm_config.hpp);
 // fp32 as sm80. Attention: bf16 / fp16 on the
 // TMA schedule (attention_config.hpp), or on the ring (sm90_ring_attention)
 // where a tensor map cannot describe the operands. Chosen at run time only for a device of compute capability
@@ -26,8 +27,9 @@ struct sm90 : sm90_tile_ops {
 struct sm90_split_units : sm90 {
   template <class TIn, class TOut = TIn> using gemm_config = sm90_split_gemm_config<TIn, TOut>;
 };
-// The same on 128 × 128 units: for few-row calls whose 128 × 256 units would
-// leave most SMs idle even split (gemm_instance.hpp's split_choice).
+// The same on 128 × 128 units: for few-unit calls of more than 128 rows, and
+// of fewer where its blocks keep more of B in flight (gemm_instance.hpp's
+// choose_split_tile).
 struct sm90_split_narrow : sm90 {
   template <class TIn, class TOut = TIn> using gemm_config = sm90_split_narrow_gemm_config<TIn, TOut>;
 };
