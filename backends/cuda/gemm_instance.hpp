@@ -90,9 +90,12 @@ struct split_option_of {
 //   128 blocks against 80, +11 to +29%; at as many blocks, 16 × 8192² and
 //   16 × 4096 × 14336, they ran 12-30% slower), or where n ≤ 128 (the
 //   128 × 256 units would multiply columns past C).
-// - m > 128: the 128 × 128 units — in fewer pieces or whole, so fewer or no
-//   partials to pass (1024 × 1024 × 4096 in 2 pieces against 4: +19-21%;
-//   512 × 4096² and 256 × 8192² whole against 2 pieces: +25% and +8-10%).
+// - m > 128: the 128 × 128 units where they run on as many blocks or more —
+//   in fewer pieces or whole, so fewer or no partials to pass (1024 × 1024 ×
+//   4096 in 2 pieces against 4: +19-21%; 512 × 4096² and 256 × 8192² whole
+//   against 2 pieces: +25% and +8-10%); on fewer blocks (4 × 512 × 512 ×
+//   2048: 64 units whole against 32 in 4 pieces, not measured) the 128 × 256
+//   units.
 // TESSEL_CUDA_SPLIT_TILE in the environment forces a kernel wherever either
 // 128-row plan splits, to measure one against another: 128x256 (where its
 // own plan splits), 128x128, or 64x128 (where m ≤ 64).
@@ -117,7 +120,8 @@ inline split_tile choose_split_tile(split_option units_128x256, split_option uni
   if (forced == split_tile::units_128x256) return wide.splits ? forced : split_tile::none;
   if (forced == split_tile::units_128x128) return forced;
   if (forced == split_tile::units_64x128) return m <= 64 ? forced : split_tile::none;
-  if (m > 128) return split_tile::units_128x128;
+  if (m > 128)
+    return narrow.blocks >= wide.blocks || !wide.splits ? split_tile::units_128x128 : split_tile::units_128x256;
   if (narrow.splits && (n <= 128 || 3LL * narrow.blocks > 4LL * wide.blocks)) return split_tile::units_128x128;
   return wide.splits ? split_tile::units_128x256 : split_tile::none;
 }

@@ -239,7 +239,8 @@ template <class Policy> void expect_split(const shape_case& s, const std::string
   ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), cudaSuccess);
   using config = typename Policy::template gemm_config<bf16>;
   using schedule = typename config::schedule;
-  const long long units = (long long)((s.m + config::BM - 1) / config::BM) * ((s.n + config::BN - 1) / config::BN) * s.batch;
+  const long long units =
+      (long long)((s.m + config::BM - 1) / config::BM) * ((s.n + config::BN - 1) / config::BN) * s.batch;
   EXPECT_TRUE(split_plan::make(units, (s.k + 63) / 64, sms, schedule::fixup_steps, schedule::fixed_steps).splits())
       << what << " " << describe(s) << ": the plan does not split on " << sms << " SMs, so this tests nothing new";
   // The workspace the launcher takes from tessel's pool says the kernel ran split.
@@ -369,7 +370,8 @@ TEST(ScheduleSm90, SplitTileChoice) {
   };
   // On a 132-SM H100 / H200, with the schedules' own plans.
   const row rows[] = {
-      // At most 64 rows: as one row of 128 (the 64 × 128 units only where asked for, until their tests have run on a device).
+      // At most 64 rows: as one row of 128 (the 64 × 128 units only where
+      // asked for, until their tests have run on a device).
       {16, 4096, 4096, split_tile::units_128x128},
       {64, 4096, 4096, split_tile::units_128x128},
       {16, 8192, 8192, split_tile::units_128x256},
@@ -383,11 +385,12 @@ TEST(ScheduleSm90, SplitTileChoice) {
       {100, 4096, 14336, split_tile::units_128x256}, // the same
       {128, 14336, 4096, split_tile::units_128x256}, // 112 units whole against 56 in 2 pieces
       {100, 100, 4096, split_tile::units_128x128},   // one unit either way; C of 100 columns
-      // More rows: the 128 × 128 units, in fewer pieces or whole.
+      // More rows: the 128 × 128 units where they run on as many blocks or more.
       {256, 512, 16384, split_tile::units_128x128},   // 8 units in 10 pieces against 4 in 10
       {1024, 1024, 4096, split_tile::units_128x128},  // 64 units in 2 pieces against 32 in 4
       {512, 4096, 4096, split_tile::units_128x128},   // 128 units whole against 64 in 2 pieces
       {256, 8192, 8192, split_tile::units_128x128},   // the same
+      {1280, 1024, 2048, split_tile::units_128x256},  // 80 units whole against 40 in 3 pieces (120 blocks)
       // Neither plan splits: the unsplit kernels.
       {4096, 4096, 4096, split_tile::none},
       {16, 32768, 4096, split_tile::none},  // 128 units of 128 × 256
