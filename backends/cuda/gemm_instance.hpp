@@ -49,9 +49,18 @@ struct plain_store_applies {
   }
 };
 
+// The current device's SM count, 0 where it cannot be read (no split, no wide tile).
+inline int device_sms() {
+  int device = 0, sms = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+    return 0;
+  return sms;
+}
+
 // What a split kernel's plan (the schedule's own, from the op's units and
-// steps) does with a call on the current device: whether it splits, and how
-// many blocks run at once (the pieces where it splits, else the units, at
+// steps) does with a call on a device of `sms` SMs: whether it splits, and
+// how many blocks run at once (the pieces where it splits, else the units, at
 // most the grid).
 struct split_option {
   bool splits = false;
@@ -59,13 +68,11 @@ struct split_option {
 };
 struct split_option_of {
   split_option& option;
+  int sms;
   template <class Tag, class Problem> void operator()(Tag, const Problem& problem) const {
     using K = typename Tag::type;
-    int device = 0, sms = 0;
     option = split_option{};
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
-      return;
+    if (sms <= 0) return;
     const split_plan sp = K::schedule::template plan<typename K::op>(problem, sms * blocks_per_sm<K>::value);
     option.splits = sp.splits();
     option.blocks = sp.splits() ? sp.blocks : int(sp.units < sp.grid ? sp.units : sp.grid);
@@ -128,8 +135,8 @@ inline split_tile choose_split_tile(split_option units_128x256, split_option uni
 
 // Whether the wide plain-store kernel (sm90_wide_store: 192 × 256 blocks) takes
 // a plain-store call: where its waves cost no more than the 128 × 256 kernel's
-// on this device, a wave taking one unit's time and a 192-row unit 1.5 times a
-// 128-row one. At equal cost the wide tile's faster step (+0.6-4.7%, H100,
+// on a device of `sms` SMs (0: never), a wave taking one unit's time and a
+// 192-row unit 1.5 times a 128-row one. At equal cost the wide tile's faster step (+0.6-4.7%, H100,
 // gemm_config.hpp) is what it gains; where 192 rows leave a partial tile or a
 // fuller last wave (4096³: 3 wide waves against 4 narrow) it would lose.
 inline bool wide_tile_pays(int m, int n, int batch, int sms) {
@@ -137,12 +144,6 @@ inline bool wide_tile_pays(int m, int n, int batch, int sms) {
   const long long columns = (n + 255) / 256 * (long long)batch;
   const long long narrow = (m + 127) / 128 * columns, wide = (m + 191) / 192 * columns;
   return 3 * ((wide + sms - 1) / sms) <= 2 * ((narrow + sms - 1) / sms);
-}
-inline bool wide_tile_pays(const gemm_call& call) {
-  int device = 0, sms = 0;
-  return cudaGetDevice(&device) == cudaSuccess &&
-         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess &&
-         wide_tile_pays(call.m, call.n, call.batch, sms);
 }
 
 // Runs `call` on the sm90 policy (split on 128 × 256, 128 × 128 or 64 × 128 units,
@@ -153,8 +154,9 @@ template <class TIn, class TOut> bool gemm_sm90(const gemm_call& call, gemm_laun
   sm90_applies<TIn, TOut> check_tma{tma};
   ops::gemm_typed<sm90, TIn, TOut>(call, check_tma);
   if (!tma) return false;
+  const int sms = device_sms();
   split_option units_128x256, units_128x128;
-  split_option_of wide_plan{units_128x256}, narrow_plan{units_128x128};
+  split_option_of wide_plan{units_128x256, sms}, narrow_plan{units_128x128, sms};
   ops::gemm_typed<sm90_split_units, TIn, TOut>(call, wide_plan);
   ops::gemm_typed<sm90_split_narrow, TIn, TOut>(call, narrow_plan);
   const split_tile split = choose_split_tile(units_128x256, units_128x128, call.m, call.n, split_tile_forced());
@@ -164,7 +166,8 @@ template <class TIn, class TOut> bool gemm_sm90(const gemm_call& call, gemm_laun
   if (split == split_tile::units_128x128) ops::gemm_typed<sm90_split_narrow, TIn, TOut>(call, launch);
   else if (split == split_tile::units_64x128) ops::gemm_typed<sm90_split_short, TIn, TOut>(call, launch);
   else if (split == split_tile::units_128x256) ops::gemm_typed<sm90_split_units, TIn, TOut>(call, launch);
-  else if (plain && wide_tile_pays(call)) ops::gemm_typed<sm90_wide_store, TIn, TOut>(call, launch);
+  else if (plain && wide_tile_pays(call.m, call.n, call.batch, sms))
+    ops::gemm_typed<sm90_wide_store, TIn, TOut>(call, launch);
   else if (plain) ops::gemm_typed<sm90_plain_store, TIn, TOut>(call, launch);
   else ops::gemm_typed<sm90, TIn, TOut>(call, launch);
   return true;

@@ -395,14 +395,24 @@ TEST(ScheduleSm90, SplitTileChoice) {
       {4096, 4096, 4096, split_tile::none},
       {16, 32768, 4096, split_tile::none},  // 128 units of 128 × 256
   };
-  const auto option = [](int m, int n, int k, int bn) {
-    const long long units = (long long)((m + 127) / 128) * ((n + bn - 1) / bn);
-    using schedule = cuda::sm90_split_gemm_config<bf16>::schedule;
-    const split_plan sp = split_plan::make(units, (k + 63) / 64, 132, schedule::fixup_steps, schedule::fixed_steps);
-    return split_option{sp.splits(), sp.splits() ? sp.blocks : int(units < 132 ? units : 132)};
+  // What each kernel's own plan does with the call, as the dispatcher asks it (split_option_of).
+  const auto option = [](int m, int n, int k, auto policy) {
+    gemm_call call{};
+    call.a = {nullptr, k, 1, 0};
+    call.b = {nullptr, n, 1, 0};
+    call.c = {nullptr, n, 1, 0};
+    call.in = call.out = dtype::bf16;
+    call.m = m, call.n = n, call.k = k, call.batch = 1;
+    call.alpha = 1.0f, call.beta = 0.0f;
+    split_option o;
+    cuda::split_option_of ask{o, 132};
+    ops::gemm_typed<decltype(policy), bf16, bf16>(call, ask);
+    return o;
   };
   for (const row& r : rows)
-    EXPECT_EQ(cuda::choose_split_tile(option(r.m, r.n, r.k, 256), option(r.m, r.n, r.k, 128), r.m, r.n), r.want)
+    EXPECT_EQ(cuda::choose_split_tile(option(r.m, r.n, r.k, cuda::sm90_split_units{}),
+                                      option(r.m, r.n, r.k, cuda::sm90_split_narrow{}), r.m, r.n),
+              r.want)
         << r.m << " x " << r.n << " x " << r.k;
   // Forced (TESSEL_CUDA_SPLIT_TILE), wherever either 128-row plan splits:
   // 128 × 256 where its own does, 128 × 128, 64 × 128 where m ≤ 64.
