@@ -96,7 +96,7 @@ step_test() {
     then r=passed; else r=FAILED; fi
     note "GEMM tests with TESSEL_CUDA_REPACK=never: $r, $(grep -E '^\[  PASSED  \]' "$OUT/ctest.log" | tail -1)"
     # The few-unit calls once more on the 128 × 256 split kernel wherever its plan splits (the
-    # dispatcher takes the 128 × 128 one where that runs more blocks: gemm_instance.hpp).
+    # dispatcher takes the 128 × 128 one for most of them: gemm_instance.hpp's choose_split_tile).
     if TESSEL_CUDA_SPLIT_TILE=128x256 timeout 150 "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1 \
       >>"$OUT/ctest.log" 2>&1 &&
       { [ ! -x "$build/tests/tessel_dependent_launch_tests" ] ||
