@@ -221,7 +221,7 @@ const shape_case split_narrow_shapes[] = {
 // Shapes whose plan on 64 × 128 units (sm90_split_short) splits on a 132-SM H100 / H200.
 const shape_case split_short_shapes[] = {
     {64, 1024, 4096, 1, false, false, 1.0f, 0.0f},  // 8 units of 64 steps, each in 5 pieces
-    {33, 2048, 2048, 1, true, false, 1.0f, 0.0f},   // 16 units of 32 steps in 4; an edge in M
+    {56, 2048, 2048, 1, true, false, 1.0f, 0.0f},   // 16 units of 32 steps in 4; an M edge (Aᵀ rows: 112 B)
     {64, 256, 2048, 4, true, true, 1.0f, 1.0f},     // a batch of 2-unit layers in 4 pieces, beta
     {17, 200, 8192, 1, false, true, 0.5f, 0.25f},   // 2 units in 8 pieces; edges in M and N; alpha, beta
     {40, 1000, 3000, 1, true, true, 1.0f, 0.0f},    // 8 units of 47 steps in 4; edges in M, N and K
