@@ -61,10 +61,11 @@ inline int device_sms() {
 // What a split kernel's plan (the schedule's own, from the op's units and
 // steps) does with a call on a device of `sms` SMs: whether it splits, and
 // how many blocks run at once (the pieces where it splits, else the units, at
-// most the grid).
+// most the grid), and whether every unit runs at once (one wave).
 struct split_option {
   bool splits = false;
   int blocks = 0;
+  bool one_wave = false;
 };
 struct split_option_of {
   split_option& option;
@@ -76,28 +77,37 @@ struct split_option_of {
     const split_plan sp = K::schedule::template plan<typename K::op>(problem, sms * blocks_per_sm<K>::value);
     option.splits = sp.splits();
     option.blocks = sp.splits() ? sp.blocks : int(sp.units < sp.grid ? sp.units : sp.grid);
+    option.one_wave = sp.units <= sp.grid;
   }
 };
 
 // Which split kernel runs a call: none (neither 128-row plan splits it: the
 // unsplit kernels), the 128 × 256 units (sm90_split_units), the 128 × 128
 // ones (sm90_split_narrow) or the 64 × 128 ones (sm90_split_short), from what
-// the two 128-row plans do with it, C's rows m (of a layer) and columns n.
+// the three kernels' plans do with it (a split kernel only where either
+// 128-row plan splits), C's rows m (of a layer) and columns n.
 // Measured on an H200 (bench/notes/cuda_gemm.md, session 39; bf16 in):
-// - m ≤ 64: the 64 × 128 units (their own plan: the 128 × 128 units'
-//   pieces) ran +7 to +25% over the better of the 128-row kernels at 16 and
-//   64 rows × 4096-14336 × 4096-14336, but their tests (SplitShortUnits,
-//   the sanitizers) have not yet run on a device: until they have, they run
-//   only where TESSEL_CUDA_SPLIT_TILE=64x128 asks, and m ≤ 64 is taken as
-//   m ≤ 128 below.
-// - m ≤ 128 (one row of units): the pieces stream B from memory, so what
-//   bounds them is the bytes of B in flight: 128 KiB a block on 128 × 256
-//   units (4 stages of 32 KiB), 96 KiB on 128 × 128 ones (6 of 16 KiB). The
-//   128 × 128 units where their blocks keep more in flight (16-128 × 4096²:
-//   128 blocks against 80, +11 to +29%; at as many blocks, 16 × 8192² and
-//   16 × 4096 × 14336, they ran 12-30% slower), or where n ≤ 128 (the
-//   128 × 256 units would multiply columns past C).
-// - m > 128: the 128 × 128 units where they run on as many blocks or more —
+// - m ≤ 64: the 64 × 128 units (one consumer warpgroup, no rows of MMA past
+//   C's 64; 8 stages: 128 KiB of B in flight a block) ran +7 to +27% over
+//   the better of the 128-row kernels at 16-64 rows × 1024-14336 ×
+//   4096-14336.
+// - 96 ≤ m ≤ 128: two rows of 64 × 128 units, the second at least half
+//   full: +17 to +33% at 128 rows × 2048-14336 × 2048-14336 (B read once per
+//   row of units, from L2 the second time), +1 to +2% at 96 × 4096²; at
+//   80 × 4096² (a second row a quarter full) −4 to −6%, so below 96 rows:
+// - 64 < m < 96 (one row of 128-row units): the pieces stream B from
+//   memory, so what bounds them is the bytes of B in flight: 128 KiB a block
+//   on 128 × 256 units (4 stages of 32 KiB), 96 KiB on 128 × 128 ones (6 of
+//   16 KiB). The 128 × 128 units where their blocks keep more in flight
+//   (16-128 × 4096²: 128 blocks against 80, +11 to +29%; at as many blocks,
+//   16 × 8192² and 16 × 4096 × 14336, they ran 12-30% slower), or where
+//   n ≤ 128 (the 128 × 256 units would multiply columns past C).
+// - m > 128: the 64 × 128 units where all of them run at once (their own
+//   plan: in pieces or whole): +4 to +34% at 1024 × 1024 × 4096,
+//   256 × 512 × 16384, 200 × 704 × 4096, 640 × 1024 × 2048, 256 × 4096²,
+//   −1.5% at 256 × 2048 × 8192; in two waves −24% (512 × 4096²) or +0-2%
+//   (1280 × 1024 × 2048). Else
+//   the 128 × 128 units where they run on as many blocks or more —
 //   in fewer pieces or whole, so fewer or no partials to pass (1024 × 1024 ×
 //   4096 in 2 pieces against 4: +19-21%; 512 × 4096² and 256 × 8192² whole
 //   against 2 pieces: +25% and +8-10%); on fewer blocks (4 × 512 × 512 ×
@@ -105,7 +115,7 @@ struct split_option_of {
 //   units.
 // TESSEL_CUDA_SPLIT_TILE in the environment forces a kernel wherever either
 // 128-row plan splits, to measure one against another: 128x256 (where its
-// own plan splits), 128x128, or 64x128 (where m ≤ 64).
+// own plan splits), 128x128 or 64x128.
 enum class split_tile { none, units_128x256, units_128x128, units_64x128 };
 inline split_tile split_tile_forced() {
   static const split_tile forced = [] {
@@ -120,13 +130,14 @@ inline split_tile split_tile_forced() {
   }();
   return forced;
 }
-inline split_tile choose_split_tile(split_option units_128x256, split_option units_128x128, int m, int n,
-                                    split_tile forced = split_tile::none) {
-  const split_option &wide = units_128x256, &narrow = units_128x128;
+inline split_tile choose_split_tile(split_option units_128x256, split_option units_128x128,
+                                    split_option units_64x128, int m, int n, split_tile forced = split_tile::none) {
+  const split_option &wide = units_128x256, &narrow = units_128x128, &shorter = units_64x128;
   if (!wide.splits && !narrow.splits) return split_tile::none;
   if (forced == split_tile::units_128x256) return wide.splits ? forced : split_tile::none;
   if (forced == split_tile::units_128x128) return forced;
-  if (forced == split_tile::units_64x128) return m <= 64 ? forced : split_tile::none;
+  if (forced == split_tile::units_64x128) return forced;
+  if (m <= 64 || (m >= 96 && m <= 128) || (m > 128 && shorter.one_wave)) return split_tile::units_64x128;
   if (m > 128)
     return narrow.blocks >= wide.blocks || !wide.splits ? split_tile::units_128x128 : split_tile::units_128x256;
   if (narrow.splits && (n <= 128 || 3LL * narrow.blocks > 4LL * wide.blocks)) return split_tile::units_128x128;
@@ -155,11 +166,13 @@ template <class TIn, class TOut> bool gemm_sm90(const gemm_call& call, gemm_laun
   ops::gemm_typed<sm90, TIn, TOut>(call, check_tma);
   if (!tma) return false;
   const int sms = device_sms();
-  split_option units_128x256, units_128x128;
-  split_option_of wide_plan{units_128x256, sms}, narrow_plan{units_128x128, sms};
+  split_option units_128x256, units_128x128, units_64x128;
+  split_option_of wide_plan{units_128x256, sms}, narrow_plan{units_128x128, sms}, short_plan{units_64x128, sms};
   ops::gemm_typed<sm90_split_units, TIn, TOut>(call, wide_plan);
   ops::gemm_typed<sm90_split_narrow, TIn, TOut>(call, narrow_plan);
-  const split_tile split = choose_split_tile(units_128x256, units_128x128, call.m, call.n, split_tile_forced());
+  ops::gemm_typed<sm90_split_short, TIn, TOut>(call, short_plan);
+  const split_tile split =
+      choose_split_tile(units_128x256, units_128x128, units_64x128, call.m, call.n, split_tile_forced());
   bool plain = false;
   plain_store_applies check_plain{plain};
   if (split == split_tile::none) ops::gemm_typed<sm90_plain_store, TIn, TOut>(call, check_plain);

@@ -362,6 +362,7 @@ TEST(ScheduleSm90, SplitShortUnits) {
 // The dispatcher's choice between the split kernels, from what each plan
 // does with a call (a host function: runs without a GPU too).
 TEST(ScheduleSm90, SplitTileChoice) {
+  using cuda::choose_split_tile;
   using cuda::split_option;
   using cuda::split_tile;
   struct row {
@@ -370,25 +371,33 @@ TEST(ScheduleSm90, SplitTileChoice) {
   };
   // On a 132-SM H100 / H200, with the schedules' own plans.
   const row rows[] = {
-      // At most 64 rows: as one row of 128 (the 64 × 128 units only where
-      // asked for, until their tests have run on a device).
-      {16, 4096, 4096, split_tile::units_128x128},
-      {64, 4096, 4096, split_tile::units_128x128},
-      {16, 8192, 8192, split_tile::units_128x256},
-      {16, 14336, 4096, split_tile::units_128x256},  // only the 128 × 256 plan splits
-      {64, 100, 4096, split_tile::units_128x128},
-      // One row of 128: the blocks times the B bytes each keeps in flight (96 KiB against 128).
-      {128, 4096, 4096, split_tile::units_128x128},  // 32 units in 4 pieces (128 blocks) against 16 in 5 (80)
-      {128, 2048, 2048, split_tile::units_128x128},  // 64 blocks against 32
-      {100, 200, 4096, split_tile::units_128x128},   // 10 blocks against 5
-      {128, 8192, 8192, split_tile::units_128x256},  // 128 blocks either way
-      {100, 4096, 14336, split_tile::units_128x256}, // the same
-      {128, 14336, 4096, split_tile::units_128x256}, // 112 units whole against 56 in 2 pieces
-      {100, 100, 4096, split_tile::units_128x128},   // one unit either way; C of 100 columns
-      // More rows: the 128 × 128 units where they run on as many blocks or more.
-      {256, 512, 16384, split_tile::units_128x128},   // 8 units in 10 pieces against 4 in 10
-      {1024, 1024, 4096, split_tile::units_128x128},  // 64 units in 2 pieces against 32 in 4
-      {512, 4096, 4096, split_tile::units_128x128},   // 128 units whole against 64 in 2 pieces
+      // At most 64 rows, where either 128-row plan splits: the 64 × 128 units.
+      {16, 4096, 4096, split_tile::units_64x128},
+      {64, 4096, 4096, split_tile::units_64x128},
+      {16, 8192, 8192, split_tile::units_64x128},
+      {16, 14336, 4096, split_tile::units_64x128},  // only the 128 × 256 plan splits
+      {64, 100, 4096, split_tile::units_64x128},
+      // 96-128 rows, where either 128-row plan splits: two rows of 64 × 128 units.
+      {128, 4096, 4096, split_tile::units_64x128},
+      {96, 4096, 4096, split_tile::units_64x128},
+      {128, 8192, 8192, split_tile::units_64x128},
+      {100, 200, 4096, split_tile::units_64x128},
+      {128, 14336, 4096, split_tile::units_64x128},
+      // 65-95 rows (one row of 128): the blocks times the B bytes each keeps in flight (96 KiB against 128).
+      {80, 4096, 4096, split_tile::units_128x128},  // 32 units in 4 pieces (128 blocks) against 16 in 5 (80)
+      {65, 2048, 2048, split_tile::units_128x128},  // 64 blocks against 32
+      {95, 200, 4096, split_tile::units_128x128},   // 10 blocks against 5
+      {80, 8192, 8192, split_tile::units_128x256},  // 128 blocks either way
+      {90, 4096, 14336, split_tile::units_128x256}, // the same
+      {80, 14336, 4096, split_tile::units_128x256}, // 112 units whole against 56 in 2 pieces
+      {90, 100, 4096, split_tile::units_128x128},   // one unit either way; C of 100 columns
+      // More rows: the 64 × 128 units where all of them run at once ...
+      {129, 4096, 4096, split_tile::units_64x128},    // 96 units whole
+      {256, 512, 16384, split_tile::units_64x128},    // 16 units in 8 pieces
+      {1024, 1024, 4096, split_tile::units_64x128},   // 128 units whole
+      {640, 1024, 2048, split_tile::units_64x128},    // 80 units whole
+      // ... else the 128 × 128 units where they run on as many blocks or more.
+      {512, 4096, 4096, split_tile::units_128x128},   // 128 units whole against 64 in 2 pieces (256 of 64 × 128)
       {256, 8192, 8192, split_tile::units_128x128},   // the same
       {1280, 1024, 2048, split_tile::units_128x256},  // 80 units whole against 40 in 3 pieces (120 blocks)
       // Neither plan splits: the unsplit kernels.
@@ -410,20 +419,23 @@ TEST(ScheduleSm90, SplitTileChoice) {
     return o;
   };
   for (const row& r : rows)
-    EXPECT_EQ(cuda::choose_split_tile(option(r.m, r.n, r.k, cuda::sm90_split_units{}),
-                                      option(r.m, r.n, r.k, cuda::sm90_split_narrow{}), r.m, r.n),
+    EXPECT_EQ(choose_split_tile(option(r.m, r.n, r.k, cuda::sm90_split_units{}),
+                                option(r.m, r.n, r.k, cuda::sm90_split_narrow{}),
+                                option(r.m, r.n, r.k, cuda::sm90_split_short{}), r.m, r.n),
               r.want)
         << r.m << " x " << r.n << " x " << r.k;
   // Forced (TESSEL_CUDA_SPLIT_TILE), wherever either 128-row plan splits:
-  // 128 × 256 where its own does, 128 × 128, 64 × 128 where m ≤ 64.
+  // 128 × 256 where its own does, 128 × 128, 64 × 128.
   const split_option none{false, 132}, eighty{true, 80}, all{true, 128};
-  EXPECT_EQ(cuda::choose_split_tile(eighty, all, 128, 4096, split_tile::units_128x256), split_tile::units_128x256);
-  EXPECT_EQ(cuda::choose_split_tile(none, all, 128, 100, split_tile::units_128x256), split_tile::none);
-  EXPECT_EQ(cuda::choose_split_tile(all, none, 16, 8192, split_tile::units_128x128), split_tile::units_128x128);
-  EXPECT_EQ(cuda::choose_split_tile(none, none, 16, 8192, split_tile::units_128x128), split_tile::none);
-  EXPECT_EQ(cuda::choose_split_tile(eighty, all, 64, 4096, split_tile::units_64x128), split_tile::units_64x128);
-  EXPECT_EQ(cuda::choose_split_tile(eighty, all, 65, 4096, split_tile::units_64x128), split_tile::none);
-  EXPECT_EQ(cuda::choose_split_tile(none, none, 16, 32768, split_tile::units_64x128), split_tile::none);
+  EXPECT_EQ(choose_split_tile(eighty, all, all, 128, 4096, split_tile::units_128x256), split_tile::units_128x256);
+  EXPECT_EQ(choose_split_tile(none, all, all, 128, 100, split_tile::units_128x256), split_tile::none);
+  EXPECT_EQ(choose_split_tile(all, none, none, 16, 8192, split_tile::units_128x128), split_tile::units_128x128);
+  EXPECT_EQ(choose_split_tile(none, none, none, 16, 8192, split_tile::units_128x128), split_tile::none);
+  EXPECT_EQ(choose_split_tile(eighty, all, all, 64, 4096, split_tile::units_64x128), split_tile::units_64x128);
+  EXPECT_EQ(choose_split_tile(eighty, all, all, 80, 4096, split_tile::units_64x128), split_tile::units_64x128);
+  EXPECT_EQ(choose_split_tile(eighty, all, all, 1024, 1024, split_tile::units_64x128), split_tile::units_64x128);
+  EXPECT_EQ(choose_split_tile(eighty, all, all, 64, 4096, split_tile::units_128x128), split_tile::units_128x128);
+  EXPECT_EQ(choose_split_tile(none, none, none, 16, 32768, split_tile::units_64x128), split_tile::none);
 }
 TEST(ScheduleSm90, SplitUnitsTwoStages) {
   for (const shape_case& s : split_shapes) expect_split<sm90_split_two_stages>(s, "split, two stages");
