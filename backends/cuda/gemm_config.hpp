@@ -142,14 +142,13 @@ struct sm90_split_gemm_config : sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 4, fa
 // Which split kernel a call takes: gemm_instance.hpp's choose_split_tile.
 template <class TIn, class TOut = TIn>
 struct sm90_split_narrow_gemm_config : sm90_tma_gemm_config<TIn, 128, 128, 64, 2, 6, false, 1, 16, true> {};
-// And on 64 × 128 units for calls of at most 64 rows: one consumer
-// warpgroup (64 × 128 of C), 8 stages of 8 + 16 KiB (128 KiB of B in flight,
-// as the 128 × 256 ring), 16 KiB of staging: no rows past 64 loaded or
-// multiplied, and the 128 × 128 units' blocks. H200 (session 39): 16-64 rows
-// × 4096-14336 × 4096-14336, +7 to +25% over the better of the two 128-row
-// split kernels (and 64 × 256 units on one consumer, 5 stages: −10 to +14%).
-// Not yet the library's choice (gemm_instance.hpp): its tests have not run
-// on a device; TESSEL_CUDA_SPLIT_TILE=64x128 asks for it.
+// And on 64 × 128 units: one consumer warpgroup (64 × 128 of C), 8 stages of
+// 8 + 16 KiB (128 KiB of B in flight, as the 128 × 256 ring), 16 KiB of
+// staging: a call of at most 64 rows loads and multiplies no rows past 64, on
+// the 128 × 128 units' blocks. H200 (session 39): 16-64 rows × 4096-14336 ×
+// 4096-14336, +7 to +25% over the better of the two 128-row split kernels
+// (and 64 × 256 units on one consumer, 5 stages: −10 to +14%); session 40:
+// also at 96-128 rows and where all its units run at once (choose_split_tile).
 template <class TIn, class TOut = TIn>
 struct sm90_split_short_gemm_config : sm90_tma_gemm_config<TIn, 64, 128, 64, 1, 8, false, 1, 16, true> {};
 

@@ -86,14 +86,14 @@ struct split_option_of {
 // ones (sm90_split_narrow) or the 64 × 128 ones (sm90_split_short), from what
 // the three kernels' plans do with it (a split kernel only where either
 // 128-row plan splits), C's rows m (of a layer) and columns n.
-// Measured on an H200 (bench/notes/cuda_gemm.md, session 39; bf16 in):
+// Measured on an H200 (bench/notes/cuda_gemm.md, sessions 39-40; bf16 in):
 // - m ≤ 64: the 64 × 128 units (one consumer warpgroup, no rows of MMA past
-//   C's 64; 8 stages: 128 KiB of B in flight a block) ran +7 to +27% over
-//   the better of the 128-row kernels at 16-64 rows × 1024-14336 ×
-//   4096-14336.
+//   C's 64; 8 stages: 128 KiB of B in flight a block) ran +7 to +25% over
+//   the 128-row kernels' choice and +11 to +37% over the 128 × 128 units at
+//   16-64 rows × 1024-14336 × 4096-14336 (sessions 39 and 40).
 // - 96 ≤ m ≤ 128: two rows of 64 × 128 units, the second at least half
-//   full: +17 to +33% at 128 rows × 2048-14336 × 2048-14336 (B read once per
-//   row of units, from L2 the second time), +1 to +2% at 96 × 4096²; at
+//   full: +8 to +33% at 128 rows × 2048-14336 × 2048-14336 (each row of
+//   units reads all of B), +1 to +2% at 96 × 4096²; at
 //   80 × 4096² (a second row a quarter full) −4 to −6%, so below 96 rows:
 // - 64 < m < 96 (one row of 128-row units): the pieces stream B from
 //   memory, so what bounds them is the bytes of B in flight: 128 KiB a block

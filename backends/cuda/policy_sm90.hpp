@@ -33,8 +33,9 @@ struct sm90_split_units : sm90 {
 struct sm90_split_narrow : sm90 {
   template <class TIn, class TOut = TIn> using gemm_config = sm90_split_narrow_gemm_config<TIn, TOut>;
 };
-// The same on 64 × 128 units (one consumer warpgroup): for calls of at most 64
-// rows, where TESSEL_CUDA_SPLIT_TILE=64x128 asks (gemm_instance.hpp).
+// The same on 64 × 128 units (one consumer warpgroup): for few-unit calls of
+// at most 64 rows, 96-128, and more where all its units run at once
+// (gemm_instance.hpp's choose_split_tile).
 struct sm90_split_short : sm90 {
   template <class TIn, class TOut = TIn> using gemm_config = sm90_split_short_gemm_config<TIn, TOut>;
 };
