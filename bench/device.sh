@@ -21,7 +21,7 @@
 # The test step also reruns the GEMM and attention tests with TESSEL_CUDA_POLICY=sm80, and the GEMM
 # tests with TESSEL_CUDA_REPACK=never (no aligned copies of misaligned matrices: backends/cuda/operand_copy.hpp),
 # the GEMM and dependent-launch tests with TESSEL_CUDA_SPLIT_TILE=128x256 (the 128 × 256 split kernel), and
-# the GEMM tests with TESSEL_CUDA_SPLIT_TILE=64x128 (the 64 × 128 one wherever a 128-row plan splits).
+# the GEMM tests with TESSEL_CUDA_SPLIT_TILE=64x128 (the 64 × 128 one on every call of the TMA path).
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -104,7 +104,7 @@ step_test() {
           >>"$OUT/ctest.log" 2>&1; }
     then r=passed; else r=FAILED; fi
     note "GEMM and dependent-launch tests with TESSEL_CUDA_SPLIT_TILE=128x256: $r, $(grep -E '^\[  PASSED  \]' "$OUT/ctest.log" | tail -1)"
-    # And on the 64 × 128 one wherever either 128-row plan splits (the default: at most 64 rows and 96-128).
+    # And on the 64 × 128 one on every call of the TMA path, its units whole where its plan does not split.
     if TESSEL_CUDA_SPLIT_TILE=64x128 timeout 150 "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1 \
       >>"$OUT/ctest.log" 2>&1
     then r=passed; else r=FAILED; fi

@@ -113,9 +113,11 @@ struct split_option_of {
 //   against 2 pieces: +25% and +8-10%); on fewer blocks (4 × 512 × 512 ×
 //   2048: 64 units whole against 32 in 4 pieces, not measured) the 128 × 256
 //   units.
-// TESSEL_CUDA_SPLIT_TILE in the environment forces a kernel wherever either
-// 128-row plan splits, to measure one against another: 128x256 (where its
-// own plan splits), 128x128 or 64x128.
+// TESSEL_CUDA_SPLIT_TILE in the environment forces a kernel, to measure one
+// against another: 128x256 where its own plan splits (elsewhere it would be
+// the unsplit kernels' tile), 128x128 or 64x128 on every call of the TMA
+// path (their plans may run the units whole: e.g. 1024³, 32 units of
+// 128 × 256 on 32 SMs, is 128 units of 64 × 128).
 enum class split_tile { none, units_128x256, units_128x128, units_64x128 };
 inline split_tile split_tile_forced() {
   static const split_tile forced = [] {
@@ -133,10 +135,9 @@ inline split_tile split_tile_forced() {
 inline split_tile choose_split_tile(split_option units_128x256, split_option units_128x128,
                                     split_option units_64x128, int m, int n, split_tile forced = split_tile::none) {
   const split_option &wide = units_128x256, &narrow = units_128x128, &shorter = units_64x128;
-  if (!wide.splits && !narrow.splits) return split_tile::none;
+  if (forced == split_tile::units_128x128 || forced == split_tile::units_64x128) return forced;
   if (forced == split_tile::units_128x256) return wide.splits ? forced : split_tile::none;
-  if (forced == split_tile::units_128x128) return forced;
-  if (forced == split_tile::units_64x128) return forced;
+  if (!wide.splits && !narrow.splits) return split_tile::none;
   if (m <= 64 || (m >= 96 && m <= 128) || (m > 128 && shorter.one_wave)) return split_tile::units_64x128;
   if (m > 128)
     return narrow.blocks >= wide.blocks || !wide.splits ? split_tile::units_128x128 : split_tile::units_128x256;

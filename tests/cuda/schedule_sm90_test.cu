@@ -424,18 +424,19 @@ TEST(ScheduleSm90, SplitTileChoice) {
                                 option(r.m, r.n, r.k, cuda::sm90_split_short{}), r.m, r.n),
               r.want)
         << r.m << " x " << r.n << " x " << r.k;
-  // Forced (TESSEL_CUDA_SPLIT_TILE), wherever either 128-row plan splits:
-  // 128 × 256 where its own does, 128 × 128, 64 × 128.
+  // Forced (TESSEL_CUDA_SPLIT_TILE): 128 × 256 where its own plan splits,
+  // 128 × 128 and 64 × 128 on any call.
   const split_option none{false, 132}, eighty{true, 80}, all{true, 128};
   EXPECT_EQ(choose_split_tile(eighty, all, all, 128, 4096, split_tile::units_128x256), split_tile::units_128x256);
   EXPECT_EQ(choose_split_tile(none, all, all, 128, 100, split_tile::units_128x256), split_tile::none);
   EXPECT_EQ(choose_split_tile(all, none, none, 16, 8192, split_tile::units_128x128), split_tile::units_128x128);
-  EXPECT_EQ(choose_split_tile(none, none, none, 16, 8192, split_tile::units_128x128), split_tile::none);
+  EXPECT_EQ(choose_split_tile(none, none, none, 1024, 1024, split_tile::units_128x128), split_tile::units_128x128);
   EXPECT_EQ(choose_split_tile(eighty, all, all, 64, 4096, split_tile::units_64x128), split_tile::units_64x128);
   EXPECT_EQ(choose_split_tile(eighty, all, all, 80, 4096, split_tile::units_64x128), split_tile::units_64x128);
   EXPECT_EQ(choose_split_tile(eighty, all, all, 1024, 1024, split_tile::units_64x128), split_tile::units_64x128);
   EXPECT_EQ(choose_split_tile(eighty, all, all, 64, 4096, split_tile::units_128x128), split_tile::units_128x128);
-  EXPECT_EQ(choose_split_tile(none, none, none, 16, 32768, split_tile::units_64x128), split_tile::none);
+  EXPECT_EQ(choose_split_tile(none, none, none, 1024, 1024, split_tile::units_64x128), split_tile::units_64x128);
+  EXPECT_EQ(choose_split_tile(none, none, none, 1024, 1024, split_tile::units_128x256), split_tile::none);
 }
 TEST(ScheduleSm90, SplitUnitsTwoStages) {
   for (const shape_case& s : split_shapes) expect_split<sm90_split_two_stages>(s, "split, two stages");
