@@ -145,11 +145,11 @@ std::vector<gemm_case> edge_shape_cases() {
                            {128, 256, 64}, {129, 257, 65}, {255, 127, 96}, {1000, 3, 50}, {3, 1000, 50},
                            {7, 5, 1031},  {97, 101, 103},
                            // Few units, long K: the sm90 GEMM splits them by steps (split_plan.hpp)
-                           // on an H100 / H200, on 128 × 128 units (gemm_instance.hpp's
-                           // choose_split_tile) — 2 units in 5 pieces; 6 units with edges in M, N and
-                           // K in 4; 16 rows, 3 units in 5 (and on 64 × 128 units where
-                           // TESSEL_CUDA_SPLIT_TILE=64x128 asks).
-                           {100, 200, 4096}, {150, 300, 2200}, {16, 300, 4096},
+                           // on an H100 / H200 (gemm_instance.hpp's choose_split_tile): on 64 × 128
+                           // units the first three (4 units in 5 pieces; 9 with edges in M, N and K
+                           // in 4; 16 rows, 3 units in 5), on 128 × 128 units the fourth (80 rows:
+                           // 3 units in 5). The 128 × 256 split kernel: device.sh's forced rerun.
+                           {100, 200, 4096}, {150, 300, 2200}, {16, 300, 4096}, {80, 300, 4096},
                            // Two waves of 128 × 256 units on an H100, one of 192 × 256: the
                            // wide plain-store kernel (gemm_instance.hpp); edges in M, N and K.
                            {1500, 3000, 70}};

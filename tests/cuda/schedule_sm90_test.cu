@@ -396,6 +396,7 @@ TEST(ScheduleSm90, SplitTileChoice) {
       {90, 4096, 14336, split_tile::units_128x256}, // the same
       {80, 14336, 4096, split_tile::units_128x256}, // 112 units whole against 56 in 2 pieces
       {90, 100, 4096, split_tile::units_128x128},   // one unit either way; C of 100 columns
+      {80, 300, 4096, split_tile::units_128x128},   // 15 blocks against 10: the GEMM case that reaches it
       // More rows: the 64 × 128 units where all of them run at once ...
       {129, 4096, 4096, split_tile::units_64x128},    // 96 units whole
       {256, 512, 16384, split_tile::units_64x128},    // 16 units in 8 pieces
