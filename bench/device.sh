@@ -21,7 +21,8 @@
 # The test step also reruns the GEMM and attention tests with TESSEL_CUDA_POLICY=sm80, and the GEMM
 # tests with TESSEL_CUDA_REPACK=never (no aligned copies of misaligned matrices: backends/cuda/operand_copy.hpp),
 # the GEMM and dependent-launch tests with TESSEL_CUDA_SPLIT_TILE=128x256 (the 128 × 256 split kernel), and
-# the GEMM tests with TESSEL_CUDA_SPLIT_TILE=64x128 (the 64 × 128 one on every call of the TMA path).
+# the GEMM tests with TESSEL_CUDA_SPLIT_TILE=128x128, 64x128 and none (each of those kernels, or the unsplit
+# ones, on every call of the TMA path).
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -77,6 +78,13 @@ gemm_filter='*GemmShapes*:*GemmLayouts*:*GemmCrossBackend*'
 attention_filter='*Attention*'
 
 # ---- 2. tests ---------------------------------------------------------------
+# The test binary's tests matching FILTER once more with VAR=value set (and BINARY's, where built).
+rerun() {  # VAR=value filter [binary]
+  local r=passed
+  env "$1" timeout 150 "$tests_bin" --gtest_filter="$2" --gtest_brief=1 >>"$OUT/ctest.log" 2>&1 || r=FAILED
+  if [ -n "${3:-}" ] && [ -x "$3" ]; then env "$1" timeout 150 "$3" --gtest_brief=1 >>"$OUT/ctest.log" 2>&1 || r=FAILED; fi
+  note "tests '$2'${3:+ and ${3##*/}} with $1: $r, $(grep -E '^\[  PASSED  \]' "$OUT/ctest.log" | tail -1)"
+}
 step_test() {
   [ -f "$build/CTestTestfile.cmake" ] || { note "ctest: no tests in this build"; return; }
   local t0 r
@@ -86,29 +94,17 @@ step_test() {
   grep -E "Failed|\*\*\*|FAILED" "$OUT/ctest.log" | head -20
   # The GEMM and attention tests once more on the sm80 (mma.sync) policy, which Hopper otherwise skips.
   if [ -x "$tests_bin" ]; then
-    if TESSEL_CUDA_POLICY=sm80 timeout 150 "$tests_bin" --gtest_filter="$gemm_filter:*Attention*" --gtest_brief=1 \
-      >>"$OUT/ctest.log" 2>&1
-    then r=passed; else r=FAILED; fi
-    note "GEMM + attention tests with TESSEL_CUDA_POLICY=sm80: $r, $(grep -E '^\[  PASSED  \]' "$OUT/ctest.log" | tail -1)"
+    rerun TESSEL_CUDA_POLICY=sm80 "$gemm_filter:*Attention*"
     # Once more without the aligned copies of misaligned 16-bit matrices (operand_copy.hpp): the sm80 policy takes those.
-    if TESSEL_CUDA_REPACK=never timeout 150 "$tests_bin" --gtest_filter="$gemm_filter:*Views*" --gtest_brief=1 \
-      >>"$OUT/ctest.log" 2>&1
-    then r=passed; else r=FAILED; fi
-    note "GEMM tests with TESSEL_CUDA_REPACK=never: $r, $(grep -E '^\[  PASSED  \]' "$OUT/ctest.log" | tail -1)"
-    # The few-unit calls once more on the 128 × 256 split kernel wherever its plan splits (the
-    # dispatcher takes the 128 × 128 one for most of them: gemm_instance.hpp's choose_split_tile).
-    if TESSEL_CUDA_SPLIT_TILE=128x256 timeout 150 "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1 \
-      >>"$OUT/ctest.log" 2>&1 &&
-      { [ ! -x "$build/tests/tessel_dependent_launch_tests" ] ||
-        TESSEL_CUDA_SPLIT_TILE=128x256 timeout 150 "$build/tests/tessel_dependent_launch_tests" --gtest_brief=1 \
-          >>"$OUT/ctest.log" 2>&1; }
-    then r=passed; else r=FAILED; fi
-    note "GEMM and dependent-launch tests with TESSEL_CUDA_SPLIT_TILE=128x256: $r, $(grep -E '^\[  PASSED  \]' "$OUT/ctest.log" | tail -1)"
-    # And on the 64 × 128 one on every call of the TMA path, its units whole where its plan does not split.
-    if TESSEL_CUDA_SPLIT_TILE=64x128 timeout 150 "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1 \
-      >>"$OUT/ctest.log" 2>&1
-    then r=passed; else r=FAILED; fi
-    note "GEMM tests with TESSEL_CUDA_SPLIT_TILE=64x128: $r, $(grep -E '^\[  PASSED  \]' "$OUT/ctest.log" | tail -1)"
+    rerun TESSEL_CUDA_REPACK=never "$gemm_filter:*Views*"
+    # The kernels the dispatcher chooses among (gemm_instance.hpp's choose_split_tile), each forced:
+    # the 128 × 256 split kernel wherever its plan splits (with the dependent-launch tests), the
+    # 128 × 128 and 64 × 128 ones on every call of the TMA path (units whole where their plans do not
+    # split), and none of them (the unsplit kernels on every call).
+    rerun TESSEL_CUDA_SPLIT_TILE=128x256 "$gemm_filter" "$build/tests/tessel_dependent_launch_tests"
+    rerun TESSEL_CUDA_SPLIT_TILE=128x128 "$gemm_filter"
+    rerun TESSEL_CUDA_SPLIT_TILE=64x128 "$gemm_filter"
+    rerun TESSEL_CUDA_SPLIT_TILE=none "$gemm_filter"
   fi
 }
 

@@ -144,12 +144,17 @@ std::vector<gemm_case> edge_shape_cases() {
                            {17, 1, 13},   {13, 17, 1},   {31, 37, 41},   {63, 65, 127}, {127, 129, 33},
                            {128, 256, 64}, {129, 257, 65}, {255, 127, 96}, {1000, 3, 50}, {3, 1000, 50},
                            {7, 5, 1031},  {97, 101, 103},
-                           // Few units, long K: the sm90 GEMM splits them by steps (split_plan.hpp)
-                           // on an H100 / H200 (gemm_instance.hpp's choose_split_tile): on 64 × 128
-                           // units the first three (4 units in 5 pieces; 9 with edges in M, N and K
-                           // in 4; 16 rows, 3 units in 5), on 128 × 128 units the fourth (80 rows:
-                           // 3 units in 5). The 128 × 256 split kernel: device.sh's forced rerun.
+                           // On an H100 / H200 (gemm_instance.hpp's choose_split_tile), the shapes
+                           // above run their units whole on the split kernels' 64 × 128 units
+                           // (at most 132 of them: one wave), or on 128 × 128 ones at 65-95 rows.
+                           // Few units, long K: the sm90 GEMM splits them by steps (split_plan.hpp):
+                           // on 64 × 128 units the first three (4 units in 5 pieces; 9 with edges in
+                           // M, N and K in 4; 16 rows, 3 units in 5), on 128 × 128 units the fourth
+                           // (80 rows: 3 units in 5). The 128 × 256 split kernel: device.sh's forced rerun.
                            {100, 200, 4096}, {150, 300, 2200}, {16, 300, 4096}, {80, 300, 4096},
+                           // Too many units for one wave of the smaller ones: the plain-store kernel
+                           // on 128 × 256 units (91; 182 of 128 × 128), edges in M and N.
+                           {1601, 1704, 40},
                            // Two waves of 128 × 256 units on an H100, one of 192 × 256: the
                            // wide plain-store kernel (gemm_instance.hpp); edges in M, N and K.
                            {1500, 3000, 70}};

@@ -11,6 +11,7 @@
 #pragma once
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "tessel/core/split_plan.hpp"
@@ -81,12 +82,12 @@ struct split_option_of {
   }
 };
 
-// Which split kernel runs a call: none (neither 128-row plan splits it: the
-// unsplit kernels), the 128 × 256 units (sm90_split_units), the 128 × 128
-// ones (sm90_split_narrow) or the 64 × 128 ones (sm90_split_short), from what
-// the three kernels' plans do with it (a split kernel only where either
-// 128-row plan splits), C's rows m (of a layer) and columns n.
-// Measured on an H200 (bench/notes/cuda_gemm.md, sessions 39-40; bf16 in):
+// Which split kernel runs a call: none (the unsplit kernels), the 128 × 256
+// units (sm90_split_units), the 128 × 128 ones (sm90_split_narrow) or the
+// 64 × 128 ones (sm90_split_short), from what the three kernels' plans do
+// with it (in pieces where either 128-row plan splits; else whole, where
+// the smaller units all run at once), C's rows m (of a layer) and columns n.
+// Measured on an H200 (bench/notes/cuda_gemm.md, sessions 39-41; bf16 in):
 // - m ≤ 64: the 64 × 128 units (one consumer warpgroup, no rows of MMA past
 //   C's 64; 8 stages: 128 KiB of B in flight a block) ran +7 to +25% over
 //   the 128-row kernels' choice and +11 to +37% over the 128 × 128 units at
@@ -113,31 +114,50 @@ struct split_option_of {
 //   against 2 pieces: +25% and +8-10%); on fewer blocks (4 × 512 × 512 ×
 //   2048: 64 units whole against 32 in 4 pieces, not measured) the 128 × 256
 //   units.
+// - neither 128-row plan splits (K too short for a piece to pay its fixed
+//   steps): the units run whole, on the 64 × 128 kernel where all its units
+//   run at once (at m ≤ 64 or m ≥ 96), else on the 128 × 128 one where all
+//   of its do, else on the unsplit kernels (128 × 256, or 192 × 256 where
+//   that pays). So a call of few 128 × 256 units spreads over more SMs:
+//   768³ +75-82% and 1024³ +85-87% on 64 × 128 units (72 and 128 of them
+//   against 18 and 32), 2048 × 1024 × 1024 +42-48% on 128 × 128 ones (128
+//   against 64; 256 of 64 × 128 in two waves: +15-20%); where neither fits
+//   one wave, 1536³ (72 units of 128 × 256) ran 8-13% slower on the smaller
+//   units, 3072³ +8% on 128 × 128 ones (5 waves against 2 of 192 × 256; not
+//   taken: no rule for more waves yet) (session 41, H200).
 // TESSEL_CUDA_SPLIT_TILE in the environment forces a kernel, to measure one
 // against another: 128x256 where its own plan splits (elsewhere it would be
 // the unsplit kernels' tile), 128x128 or 64x128 on every call of the TMA
 // path (their plans may run the units whole: e.g. 1024³, 32 units of
-// 128 × 256 on 32 SMs, is 128 units of 64 × 128).
+// 128 × 256 on 32 SMs, is 128 units of 64 × 128), none the unsplit kernels
+// on every call (as before any split kernel).
 enum class split_tile { none, units_128x256, units_128x128, units_64x128 };
-inline split_tile split_tile_forced() {
-  static const split_tile forced = [] {
+inline std::optional<split_tile> split_tile_forced() {
+  static const std::optional<split_tile> forced = []() -> std::optional<split_tile> {
     const char* e = std::getenv("TESSEL_CUDA_SPLIT_TILE");
-    if (e == nullptr || *e == '\0') return split_tile::none;
+    if (e == nullptr || *e == '\0') return std::nullopt;
+    if (std::strcmp(e, "none") == 0) return split_tile::none;
     if (std::strcmp(e, "128x256") == 0) return split_tile::units_128x256;
     if (std::strcmp(e, "128x128") == 0) return split_tile::units_128x128;
     if (std::strcmp(e, "64x128") == 0) return split_tile::units_64x128;
-    throw Error(std::string("tessel cuda backend: TESSEL_CUDA_SPLIT_TILE must be 128x256, 128x128 or 64x128 (or "
-                            "unset), not '") +
+    throw Error(std::string("tessel cuda backend: TESSEL_CUDA_SPLIT_TILE must be 128x256, 128x128, 64x128 or none "
+                            "(or unset), not '") +
                 e + "'");
   }();
   return forced;
 }
 inline split_tile choose_split_tile(split_option units_128x256, split_option units_128x128,
-                                    split_option units_64x128, int m, int n, split_tile forced = split_tile::none) {
+                                    split_option units_64x128, int m, int n,
+                                    std::optional<split_tile> forced = std::nullopt) {
   const split_option &wide = units_128x256, &narrow = units_128x128, &shorter = units_64x128;
-  if (forced == split_tile::units_128x128 || forced == split_tile::units_64x128) return forced;
-  if (forced == split_tile::units_128x256) return wide.splits ? forced : split_tile::none;
-  if (!wide.splits && !narrow.splits) return split_tile::none;
+  if (forced == split_tile::units_128x256) return wide.splits ? *forced : split_tile::none;
+  if (forced) return *forced;
+  if (!wide.splits && !narrow.splits) {
+    // Units whole: the smaller units where all of them run at once (the
+    // 64 × 128 ones first, but not for one row of 128-row units).
+    if (shorter.one_wave && (m <= 64 || m >= 96)) return split_tile::units_64x128;
+    return narrow.one_wave ? split_tile::units_128x128 : split_tile::none;
+  }
   if (m <= 64 || (m >= 96 && m <= 128) || (m > 128 && shorter.one_wave)) return split_tile::units_64x128;
   if (m > 128)
     return narrow.blocks >= wide.blocks || !wide.splits ? split_tile::units_128x128 : split_tile::units_128x256;

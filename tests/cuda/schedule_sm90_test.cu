@@ -347,7 +347,7 @@ TEST(ScheduleSm90, WideTilePaysWhereItsWavesCostNoMore) {
       // Where the waves cost the same or less (measured faster: bench/notes/cuda_gemm.md, session 32).
       {6144, 4096, 1, true}, {3072, 4096, 1, true}, {1536, 2048, 16, true}, {1500, 3000, 1, true},
       // One wave either way: 192-row units would take longer.
-      {1024, 1024, 1, false}, {128, 256, 1, false}};
+      {1024, 1024, 1, false}, {128, 256, 1, false}, {1601, 1704, 1, false}};
   for (const row& r : rows)
     EXPECT_EQ(cuda::wide_tile_pays(r.m, r.n, r.batch, 132), r.wide) << r.m << " x " << r.n << " batch " << r.batch;
   EXPECT_FALSE(cuda::wide_tile_pays(6144, 4096, 1, 0)) << "no SM count: never the wide kernel";
@@ -406,7 +406,17 @@ TEST(ScheduleSm90, SplitTileChoice) {
       {512, 4096, 4096, split_tile::units_128x128},   // 128 units whole against 64 in 2 pieces (256 of 64 × 128)
       {256, 8192, 8192, split_tile::units_128x128},   // the same
       {1280, 1024, 2048, split_tile::units_128x256},  // 80 units whole against 40 in 3 pieces (120 blocks)
-      // Neither plan splits: the unsplit kernels.
+      // Neither plan splits: the units whole, on the smaller units where all of them run at once ...
+      {1024, 1024, 1024, split_tile::units_64x128},   // 128 units against 32 of 128 × 256
+      {768, 768, 768, split_tile::units_64x128},      // 72 against 18
+      {64, 8192, 1024, split_tile::units_64x128},     // 64 against 32
+      {2048, 1024, 1024, split_tile::units_128x128},  // 128 against 64 (256 of 64 × 128: two waves)
+      {80, 4096, 1024, split_tile::units_128x128},    // one row of 128-row units: 32 against 16
+      {8192, 128, 1024, split_tile::units_64x128},    // 128 against 64 of 128 × 256 (C of 128 columns)
+      // ... else the unsplit kernels.
+      {1536, 1536, 1536, split_tile::none},  // 72 units of 128 × 256; 144 of 128 × 128 in two waves
+      {1601, 1704, 40, split_tile::none},    // 91 units of 128 × 256, 182 of 128 × 128: the GEMM case
+      {3072, 3072, 3072, split_tile::none},
       {4096, 4096, 4096, split_tile::none},
       {16, 32768, 4096, split_tile::none},  // 128 units of 128 × 256
   };
@@ -431,8 +441,8 @@ TEST(ScheduleSm90, SplitTileChoice) {
               r.want)
         << r.m << " x " << r.n << " x " << r.k;
   // Forced (TESSEL_CUDA_SPLIT_TILE): 128 × 256 where its own plan splits,
-  // 128 × 128 and 64 × 128 on any call.
-  const split_option none{false, 132}, eighty{true, 80}, all{true, 128};
+  // 128 × 128, 64 × 128 and none (the unsplit kernels) on any call.
+  const split_option none{false, 132}, eighty{true, 80}, all{true, 128}, whole{false, 128, true};
   EXPECT_EQ(choose_split_tile(eighty, all, all, 128, 4096, split_tile::units_128x256), split_tile::units_128x256);
   EXPECT_EQ(choose_split_tile(none, all, all, 128, 100, split_tile::units_128x256), split_tile::none);
   EXPECT_EQ(choose_split_tile(all, none, none, 16, 8192, split_tile::units_128x128), split_tile::units_128x128);
@@ -443,6 +453,9 @@ TEST(ScheduleSm90, SplitTileChoice) {
   EXPECT_EQ(choose_split_tile(eighty, all, all, 64, 4096, split_tile::units_128x128), split_tile::units_128x128);
   EXPECT_EQ(choose_split_tile(none, none, none, 1024, 1024, split_tile::units_64x128), split_tile::units_64x128);
   EXPECT_EQ(choose_split_tile(none, none, none, 1024, 1024, split_tile::units_128x256), split_tile::none);
+  EXPECT_EQ(choose_split_tile(eighty, all, all, 64, 4096, split_tile::none), split_tile::none);
+  EXPECT_EQ(choose_split_tile(none, none, whole, 1024, 1024), split_tile::units_64x128);
+  EXPECT_EQ(choose_split_tile(none, none, whole, 1024, 1024, split_tile::none), split_tile::none);
 }
 TEST(ScheduleSm90, SplitUnitsTwoStages) {
   for (const shape_case& s : split_shapes) expect_split<sm90_split_two_stages>(s, "split, two stages");
