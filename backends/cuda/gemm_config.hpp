@@ -139,7 +139,8 @@ struct sm90_split_gemm_config : sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 4, fa
 // 4096²: 16 units in 5 pieces, 80 blocks) its pieces run on more of them
 // (32 units in 4 pieces, 128 blocks), each streaming half as much of B a
 // step; where more rows share B, in fewer pieces or whole (fewer partials).
-// Which split kernel a call takes: gemm_instance.hpp's choose_split_tile.
+// Which split kernel a call takes: gemm_instance.hpp's choose_split_tile (and
+// narrow_waves_pay, for calls of more than one wave of its units whole).
 template <class TIn, class TOut = TIn>
 struct sm90_split_narrow_gemm_config : sm90_tma_gemm_config<TIn, 128, 128, 64, 2, 6, false, 1, 16, true> {};
 // And on 64 × 128 units: one consumer warpgroup (64 × 128 of C), 8 stages of

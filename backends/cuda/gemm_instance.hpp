@@ -2,10 +2,11 @@
 // for one type pair on the sm90 policy (TMA + wgmma) where it applies — its
 // units split by steps (sm90_split_units, or the 128 × 128 units of
 // sm90_split_narrow or 64 × 128 of sm90_split_short: choose_split_tile) where
-// the split plan says that pays on this device, on a plain-store kernel
-// (sm90_plain_store, or sm90_wide_store where its 192 × 256 blocks fill the
-// waves better) for C = A·B as it is into a TMA-storable C — else on the sm80
-// policy, launched through launch.hpp. An
+// the split plan says that pays on this device, whole on those smaller units
+// where their waves cost less (choose_split_tile, narrow_waves_pay), on a
+// plain-store kernel (sm90_plain_store, or sm90_wide_store where its
+// 192 × 256 blocks fill the waves better) for C = A·B as it is into a
+// TMA-storable C — else on the sm80 policy, launched through launch.hpp. An
 // operand no tensor map can describe is first copied aligned where that pays
 // (operand_copy.hpp).
 #pragma once
@@ -123,8 +124,8 @@ struct split_option_of {
 //   against 18 and 32), 2048 × 1024 × 1024 +42-48% on 128 × 128 ones (128
 //   against 64; 256 of 64 × 128 in two waves: +15-20%); where neither fits
 //   one wave, 1536³ (72 units of 128 × 256) ran 8-13% slower on the smaller
-//   units, 3072³ +8% on 128 × 128 ones (5 waves against 2 of 192 × 256; not
-//   taken: no rule for more waves yet) (session 41, H200).
+//   units, 3072³ +8% on 128 × 128 ones (5 waves against 2 of 192 × 256:
+//   the dispatcher weighs such calls with narrow_waves_pay) (session 41, H200).
 // TESSEL_CUDA_SPLIT_TILE in the environment forces a kernel, to measure one
 // against another: 128x256 where its own plan splits (elsewhere it would be
 // the unsplit kernels' tile), 128x128 or 64x128 on every call of the TMA
@@ -178,9 +179,36 @@ inline bool wide_tile_pays(int m, int n, int batch, int sms) {
   return 3 * ((wide + sms - 1) / sms) <= 2 * ((narrow + sms - 1) / sms);
 }
 
-// Runs `call` on the sm90 policy (split on 128 × 256, 128 × 128 or 64 × 128 units,
-// plain-store — 192 × 256 where that pays, else 128 × 256 — or general) where
-// its operands fit tensor maps; false where they do not (nothing launched).
+// Whether a call that runs its units whole and has more 128 × 128 units than
+// one wave holds (choose_split_tile: none) runs faster on those units
+// (sm90_split_narrow) than on the unsplit kernel (192 × 256 where `wide`, else
+// 128 × 256) on a device of `sms` SMs (0: never). A kernel's cost is its waves
+// × (a unit's steps of 64 in K × its area, in 128 × 256 units, × its cost per
+// area + a unit's fixed part, its start and epilogue, about one 128 × 256
+// step); per area a 128 × 128 step costs 1.07 times a 128 × 256 one and a
+// 192 × 256 step 0.97 times. Taken where it costs 3% less. Fitted on an H200
+// (bench/notes/cuda_gemm.md, session 41: 128 × 128 against the unsplit kernel
+// at 1536³ −8%, 2048³ −6%, 2560³ −8%, 3072 × 3072 × 1024 +1%, 3072³ +9%),
+// then checked there on seven more shapes, each within 2 points of the
+// prediction: taken at 1024 × 6144 × 4096 +21% (predicted +23%),
+// 2048 × 5120² +6% (+7%), 2560 × 4096² +7% (+7%), 4096 × 3584 × 4096 +4%
+// (+5%); not at 5120³ −2% (0%), 3072 × 4096² −9% (−11%), 4096³ −8% (−8%).
+inline bool narrow_waves_pay(int m, int n, int k, int batch, int sms, bool wide) {
+  if (sms <= 0) return false;
+  const double steps = double((k + 63) / 64);
+  const long long rows = (m + 127) / 128, wide_rows = (m + 191) / 192;
+  const long long columns = (n + 255) / 256 * (long long)batch, narrow_columns = (n + 127) / 128 * (long long)batch;
+  const auto waves = [sms](long long units) { return double((units + sms - 1) / sms); };
+  const double unsplit =
+      wide ? waves(wide_rows * columns) * (1.5 * 0.97 * steps + 1) : waves(rows * columns) * (steps + 1);
+  const double narrow = waves(rows * narrow_columns) * (0.5 * 1.07 * steps + 1);
+  return 1.03 * narrow < unsplit;
+}
+
+// Runs `call` on the sm90 policy (on 128 × 256, 128 × 128 or 64 × 128 split
+// units, in pieces or whole; plain-store — 192 × 256 where that pays, else
+// 128 × 256 — or general) where its operands fit tensor maps; false where
+// they do not (nothing launched).
 template <class TIn, class TOut> bool gemm_sm90(const gemm_call& call, gemm_launcher& launch) {
   bool tma = false;
   sm90_applies<TIn, TOut> check_tma{tma};
@@ -197,11 +225,14 @@ template <class TIn, class TOut> bool gemm_sm90(const gemm_call& call, gemm_laun
   bool plain = false;
   plain_store_applies check_plain{plain};
   if (split == split_tile::none) ops::gemm_typed<sm90_plain_store, TIn, TOut>(call, check_plain);
-  if (split == split_tile::units_128x128) ops::gemm_typed<sm90_split_narrow, TIn, TOut>(call, launch);
+  const bool wide = plain && wide_tile_pays(call.m, call.n, call.batch, sms);
+  if (split == split_tile::units_128x128 ||
+      (split == split_tile::none && !split_tile_forced() &&
+       narrow_waves_pay(call.m, call.n, call.k, call.batch, sms, wide)))
+    ops::gemm_typed<sm90_split_narrow, TIn, TOut>(call, launch);
   else if (split == split_tile::units_64x128) ops::gemm_typed<sm90_split_short, TIn, TOut>(call, launch);
   else if (split == split_tile::units_128x256) ops::gemm_typed<sm90_split_units, TIn, TOut>(call, launch);
-  else if (plain && wide_tile_pays(call.m, call.n, call.batch, sms))
-    ops::gemm_typed<sm90_wide_store, TIn, TOut>(call, launch);
+  else if (wide) ops::gemm_typed<sm90_wide_store, TIn, TOut>(call, launch);
   else if (plain) ops::gemm_typed<sm90_plain_store, TIn, TOut>(call, launch);
   else ops::gemm_typed<sm90, TIn, TOut>(call, launch);
   return true;

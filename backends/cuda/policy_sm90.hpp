@@ -29,13 +29,14 @@ struct sm90_split_units : sm90 {
 };
 // The same on 128 × 128 units: for few-unit calls of more than 128 rows, and
 // of fewer where its blocks keep more of B in flight (gemm_instance.hpp's
-// choose_split_tile).
+// choose_split_tile); units whole where they all fit one wave, or where its
+// waves cost less than the unsplit kernel's (narrow_waves_pay).
 struct sm90_split_narrow : sm90 {
   template <class TIn, class TOut = TIn> using gemm_config = sm90_split_narrow_gemm_config<TIn, TOut>;
 };
 // The same on 64 × 128 units (one consumer warpgroup): for few-unit calls of
-// at most 64 rows, 96-128, and more where all its units run at once
-// (gemm_instance.hpp's choose_split_tile).
+// at most 64 rows, 96-128, and more where all its units run at once, in
+// pieces or whole (gemm_instance.hpp's choose_split_tile).
 struct sm90_split_short : sm90 {
   template <class TIn, class TOut = TIn> using gemm_config = sm90_split_short_gemm_config<TIn, TOut>;
 };

@@ -352,6 +352,32 @@ TEST(ScheduleSm90, WideTilePaysWhereItsWavesCostNoMore) {
     EXPECT_EQ(cuda::wide_tile_pays(r.m, r.n, r.batch, 132), r.wide) << r.m << " x " << r.n << " batch " << r.batch;
   EXPECT_FALSE(cuda::wide_tile_pays(6144, 4096, 1, 0)) << "no SM count: never the wide kernel";
 }
+// The dispatcher's choice of the 128 × 128 units whole over the unsplit
+// kernel for calls of more than one wave of them, on a 132-SM H100 / H200 (a
+// host function: runs without a GPU too).
+TEST(ScheduleSm90, NarrowWavesPayWhereTheirWavesCostLess) {
+  struct row {
+    int m, n, k, batch;
+    bool narrow;
+  };
+  const row rows[] = {
+      // Measured faster on 128 × 128 units (bench/notes/cuda_gemm.md, session 41: +4 to +22%).
+      {3072, 3072, 3072, 1, true}, {2048, 5120, 5120, 1, true}, {1024, 6144, 4096, 1, true},
+      {4096, 3584, 4096, 1, true}, {2560, 4096, 4096, 1, true},
+      // Measured slower or no faster on them (−1 to −10%).
+      {5120, 5120, 5120, 1, false}, {3072, 4096, 4096, 1, false}, {3072, 3072, 1024, 1, false},
+      {1536, 1536, 1536, 1, false}, {2048, 2048, 2048, 1, false}, {2560, 2560, 2560, 1, false},
+      // The issue-8 shapes: full waves of 128 × 256 units.
+      {4096, 4096, 4096, 1, false}, {8192, 8192, 8192, 1, false}, {4096, 14336, 4096, 1, false},
+      {4096, 4096, 14336, 1, false}, {1024, 8192, 8192, 1, false}, {2048, 2048, 2048, 16, false},
+      // The GEMM cases that reach the unsplit kernels.
+      {1601, 1704, 40, 1, false}, {1500, 3000, 70, 1, false}};
+  for (const row& r : rows)
+    EXPECT_EQ(cuda::narrow_waves_pay(r.m, r.n, r.k, r.batch, 132, cuda::wide_tile_pays(r.m, r.n, r.batch, 132)),
+              r.narrow)
+        << r.m << " x " << r.n << " x " << r.k << " batch " << r.batch;
+  EXPECT_FALSE(cuda::narrow_waves_pay(3072, 3072, 3072, 1, 0, false)) << "no SM count: never";
+}
 // The split kernel on 128 × 128 units (6 stages), launched directly.
 TEST(ScheduleSm90, SplitNarrowUnits) {
   for (const shape_case& s : split_narrow_shapes) expect_split<cuda::sm90_split_narrow>(s, "split, 128 x 128 units");
