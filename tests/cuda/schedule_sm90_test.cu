@@ -33,6 +33,7 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -234,6 +235,22 @@ const shape_case split_short_shapes[] = {
     {16, 1001, 4096, 1, false, true, 0.5f, 0.25f},  // 8 units in 5 pieces; alpha, beta
 };
 
+// What Policy's own split plan does with an m × n × k call (bf16, a batch of
+// `batch`) on `sms` SMs, asked as the dispatcher asks it (split_option_of).
+template <class Policy> cuda::split_option split_option_for(int m, int n, int k, int batch, int sms) {
+  gemm_call call{};
+  call.a = {nullptr, k, 1, (std::int64_t)m * k};
+  call.b = {nullptr, n, 1, (std::int64_t)k * n};
+  call.c = {nullptr, n, 1, (std::int64_t)m * n};
+  call.in = call.out = dtype::bf16;
+  call.m = m, call.n = n, call.k = k, call.batch = batch;
+  call.alpha = 1.0f, call.beta = 0.0f;
+  cuda::split_option o;
+  cuda::split_option_of ask{o, sms};
+  ops::gemm_typed<Policy, bf16, bf16>(call, ask);
+  return o;
+}
+
 template <class Policy> void expect_split(const shape_case& s, const std::string& what) {
   if (!support::device_available()) GTEST_SKIP() << "no CUDA device";
   using probe = ops::gemm_kernel<Policy, bf16, bf16, true, true>;
@@ -242,11 +259,7 @@ template <class Policy> void expect_split(const shape_case& s, const std::string
   int device = 0, sms = 0;
   ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
   ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), cudaSuccess);
-  using config = typename Policy::template gemm_config<bf16>;
-  using schedule = typename config::schedule;
-  const long long units =
-      (long long)((s.m + config::BM - 1) / config::BM) * ((s.n + config::BN - 1) / config::BN) * s.batch;
-  EXPECT_TRUE(split_plan::make(units, (s.k + 63) / 64, sms, schedule::fixup_steps, schedule::fixed_steps).splits())
+  EXPECT_TRUE(split_option_for<Policy>(s.m, s.n, s.k, s.batch, sms).splits)
       << what << " " << describe(s) << ": the plan does not split on " << sms << " SMs, so this tests nothing new";
   // The workspace the launcher takes from tessel's pool says the kernel ran split.
   cudaMemPool_t pool = cuda::workspace_pool(device);
@@ -446,24 +459,10 @@ TEST(ScheduleSm90, SplitTileChoice) {
       {4096, 4096, 4096, split_tile::none},
       {16, 32768, 4096, split_tile::none},  // 128 units of 128 × 256
   };
-  // What each kernel's own plan does with the call, as the dispatcher asks it (split_option_of).
-  const auto option = [](int m, int n, int k, auto policy) {
-    gemm_call call{};
-    call.a = {nullptr, k, 1, 0};
-    call.b = {nullptr, n, 1, 0};
-    call.c = {nullptr, n, 1, 0};
-    call.in = call.out = dtype::bf16;
-    call.m = m, call.n = n, call.k = k, call.batch = 1;
-    call.alpha = 1.0f, call.beta = 0.0f;
-    split_option o;
-    cuda::split_option_of ask{o, 132};
-    ops::gemm_typed<decltype(policy), bf16, bf16>(call, ask);
-    return o;
-  };
   for (const row& r : rows)
-    EXPECT_EQ(choose_split_tile(option(r.m, r.n, r.k, cuda::sm90_split_units{}),
-                                option(r.m, r.n, r.k, cuda::sm90_split_narrow{}),
-                                option(r.m, r.n, r.k, cuda::sm90_split_short{}), r.m, r.n),
+    EXPECT_EQ(choose_split_tile(split_option_for<cuda::sm90_split_units>(r.m, r.n, r.k, 1, 132),
+                                split_option_for<cuda::sm90_split_narrow>(r.m, r.n, r.k, 1, 132),
+                                split_option_for<cuda::sm90_split_short>(r.m, r.n, r.k, 1, 132), r.m, r.n),
               r.want)
         << r.m << " x " << r.n << " x " << r.k;
   // Forced (TESSEL_CUDA_SPLIT_TILE): 128 × 256 where its own plan splits,
@@ -482,6 +481,18 @@ TEST(ScheduleSm90, SplitTileChoice) {
   EXPECT_EQ(choose_split_tile(eighty, all, all, 64, 4096, split_tile::none), split_tile::none);
   EXPECT_EQ(choose_split_tile(none, none, whole, 1024, 1024), split_tile::units_64x128);
   EXPECT_EQ(choose_split_tile(none, none, whole, 1024, 1024, split_tile::none), split_tile::none);
+}
+// The split tests' shapes split on a 132-SM H100 / H200, as their comments
+// say (a host check: the device tests assert it on the device's own SM count).
+TEST(ScheduleSm90, SplitShapesSplitOn132Sms) {
+  for (const shape_case& s : split_shapes) {
+    EXPECT_TRUE((split_option_for<sm90_split>(s.m, s.n, s.k, s.batch, 132).splits)) << describe(s);
+    EXPECT_TRUE((split_option_for<sm90_split_two_stages>(s.m, s.n, s.k, s.batch, 132).splits)) << describe(s);
+  }
+  for (const shape_case& s : split_narrow_shapes)
+    EXPECT_TRUE((split_option_for<cuda::sm90_split_narrow>(s.m, s.n, s.k, s.batch, 132).splits)) << describe(s);
+  for (const shape_case& s : split_short_shapes)
+    EXPECT_TRUE((split_option_for<cuda::sm90_split_short>(s.m, s.n, s.k, s.batch, 132).splits)) << describe(s);
 }
 TEST(ScheduleSm90, SplitUnitsTwoStages) {
   for (const shape_case& s : split_shapes) expect_split<sm90_split_two_stages>(s, "split, two stages");
