@@ -83,6 +83,46 @@ struct split_option_of {
   }
 };
 
+// How many waves `units` take on a device of `sms` SMs (one block an SM).
+inline long long waves_of(long long units, int sms) { return (units + sms - 1) / sms; }
+
+// Whether the wide plain-store kernel (sm90_wide_store: 192 × 256 blocks) takes
+// a plain-store call: where its waves cost no more than the 128 × 256 kernel's
+// on a device of `sms` SMs (0: never), a wave taking one unit's time and a
+// 192-row unit 1.5 times a 128-row one. At equal cost the wide tile's faster step (+0.6-4.7%, H100,
+// gemm_config.hpp) is what it gains; where 192 rows leave a partial tile or a
+// fuller last wave (4096³: 3 wide waves against 4 narrow) it would lose.
+inline bool wide_tile_pays(int m, int n, int batch, int sms) {
+  if (sms <= 0) return false;
+  const long long columns = (n + 255) / 256 * (long long)batch;
+  return 3 * waves_of((m + 191) / 192 * columns, sms) <= 2 * waves_of((m + 127) / 128 * columns, sms);
+}
+
+// Whether a call that runs its units whole and has more 128 × 128 units than
+// one wave holds runs faster on those units
+// (sm90_split_narrow) than on the unsplit kernel (192 × 256 where `wide`, else
+// 128 × 256) on a device of `sms` SMs (0: never). A kernel's cost is its waves
+// × (a unit's steps of 64 in K × its area, in 128 × 256 units, × its cost per
+// area + a unit's fixed part, its start and epilogue, about one 128 × 256
+// step); per area a 128 × 128 step costs 1.07 times a 128 × 256 one and a
+// 192 × 256 step 0.97 times. Taken where it costs 3% less. Fitted on an H200
+// (bench/notes/cuda_gemm.md, session 41: 128 × 128 against the unsplit kernel
+// at 1536³ −8%, 2048³ −6%, 2560³ −8%, 3072 × 3072 × 1024 +1%, 3072³ +9%),
+// then checked there on seven more shapes, each within 2 points of the
+// prediction: taken at 1024 × 6144 × 4096 +21% (predicted +23%),
+// 2048 × 5120² +6% (+7%), 2560 × 4096² +7% (+7%), 4096 × 3584 × 4096 +4%
+// (+5%); not at 5120³ −2% (0%), 3072 × 4096² −9% (−11%), 4096³ −8% (−8%).
+inline bool narrow_waves_pay(int m, int n, int k, int batch, int sms, bool wide) {
+  if (sms <= 0) return false;
+  const double steps = double((k + 63) / 64);
+  const long long rows = (m + 127) / 128, wide_rows = (m + 191) / 192;
+  const long long columns = (n + 255) / 256 * (long long)batch, narrow_columns = (n + 127) / 128 * (long long)batch;
+  const double unsplit = wide ? double(waves_of(wide_rows * columns, sms)) * (1.5 * 0.97 * steps + 1)
+                              : double(waves_of(rows * columns, sms)) * (steps + 1);
+  const double narrow = double(waves_of(rows * narrow_columns, sms)) * (0.5 * 1.07 * steps + 1);
+  return 1.03 * narrow < unsplit;
+}
+
 // Which split kernel runs a call: none (the unsplit kernels), the 128 × 256
 // units (sm90_split_units), the 128 × 128 ones (sm90_split_narrow) or the
 // 64 × 128 ones (sm90_split_short), from what the three kernels' plans do
@@ -124,8 +164,9 @@ struct split_option_of {
 //   against 18 and 32), 2048 × 1024 × 1024 +42-48% on 128 × 128 ones (128
 //   against 64; 256 of 64 × 128 in two waves: +15-20%); where neither fits
 //   one wave, 1536³ (72 units of 128 × 256) ran 8-13% slower on the smaller
-//   units, 3072³ +8% on 128 × 128 ones (5 waves against 2 of 192 × 256:
-//   the dispatcher weighs such calls with narrow_waves_pay) (session 41, H200).
+//   units, 3072³ +8% on 128 × 128 ones (5 waves against 2 of 192 × 256)
+//   (session 41, H200): there the 128 × 128 units where their waves cost
+//   less (`narrow_waves_cheaper`: narrow_waves_pay).
 // TESSEL_CUDA_SPLIT_TILE in the environment forces a kernel, to measure one
 // against another: 128x256 where its own plan splits (elsewhere it would be
 // the unsplit kernels' tile), 128x128 or 64x128 on every call of the TMA
@@ -148,7 +189,7 @@ inline std::optional<split_tile> split_tile_forced() {
   return forced;
 }
 inline split_tile choose_split_tile(split_option units_128x256, split_option units_128x128,
-                                    split_option units_64x128, int m, int n,
+                                    split_option units_64x128, int m, int n, bool narrow_waves_cheaper,
                                     std::optional<split_tile> forced = std::nullopt) {
   const split_option &wide = units_128x256, &narrow = units_128x128, &shorter = units_64x128;
   if (forced == split_tile::units_128x256) return wide.splits ? *forced : split_tile::none;
@@ -157,52 +198,13 @@ inline split_tile choose_split_tile(split_option units_128x256, split_option uni
     // Units whole: the smaller units where all of them run at once (the
     // 64 × 128 ones first, but not for one row of 128-row units).
     if (shorter.one_wave && (m <= 64 || m >= 96)) return split_tile::units_64x128;
-    return narrow.one_wave ? split_tile::units_128x128 : split_tile::none;
+    return narrow.one_wave || narrow_waves_cheaper ? split_tile::units_128x128 : split_tile::none;
   }
   if (m <= 64 || (m >= 96 && m <= 128) || (m > 128 && shorter.one_wave)) return split_tile::units_64x128;
   if (m > 128)
     return narrow.blocks >= wide.blocks || !wide.splits ? split_tile::units_128x128 : split_tile::units_128x256;
   if (narrow.splits && (n <= 128 || 3LL * narrow.blocks > 4LL * wide.blocks)) return split_tile::units_128x128;
   return wide.splits ? split_tile::units_128x256 : split_tile::none;
-}
-
-// Whether the wide plain-store kernel (sm90_wide_store: 192 × 256 blocks) takes
-// a plain-store call: where its waves cost no more than the 128 × 256 kernel's
-// on a device of `sms` SMs (0: never), a wave taking one unit's time and a
-// 192-row unit 1.5 times a 128-row one. At equal cost the wide tile's faster step (+0.6-4.7%, H100,
-// gemm_config.hpp) is what it gains; where 192 rows leave a partial tile or a
-// fuller last wave (4096³: 3 wide waves against 4 narrow) it would lose.
-inline bool wide_tile_pays(int m, int n, int batch, int sms) {
-  if (sms <= 0) return false;
-  const long long columns = (n + 255) / 256 * (long long)batch;
-  const long long narrow = (m + 127) / 128 * columns, wide = (m + 191) / 192 * columns;
-  return 3 * ((wide + sms - 1) / sms) <= 2 * ((narrow + sms - 1) / sms);
-}
-
-// Whether a call that runs its units whole and has more 128 × 128 units than
-// one wave holds (choose_split_tile: none) runs faster on those units
-// (sm90_split_narrow) than on the unsplit kernel (192 × 256 where `wide`, else
-// 128 × 256) on a device of `sms` SMs (0: never). A kernel's cost is its waves
-// × (a unit's steps of 64 in K × its area, in 128 × 256 units, × its cost per
-// area + a unit's fixed part, its start and epilogue, about one 128 × 256
-// step); per area a 128 × 128 step costs 1.07 times a 128 × 256 one and a
-// 192 × 256 step 0.97 times. Taken where it costs 3% less. Fitted on an H200
-// (bench/notes/cuda_gemm.md, session 41: 128 × 128 against the unsplit kernel
-// at 1536³ −8%, 2048³ −6%, 2560³ −8%, 3072 × 3072 × 1024 +1%, 3072³ +9%),
-// then checked there on seven more shapes, each within 2 points of the
-// prediction: taken at 1024 × 6144 × 4096 +21% (predicted +23%),
-// 2048 × 5120² +6% (+7%), 2560 × 4096² +7% (+7%), 4096 × 3584 × 4096 +4%
-// (+5%); not at 5120³ −2% (0%), 3072 × 4096² −9% (−11%), 4096³ −8% (−8%).
-inline bool narrow_waves_pay(int m, int n, int k, int batch, int sms, bool wide) {
-  if (sms <= 0) return false;
-  const double steps = double((k + 63) / 64);
-  const long long rows = (m + 127) / 128, wide_rows = (m + 191) / 192;
-  const long long columns = (n + 255) / 256 * (long long)batch, narrow_columns = (n + 127) / 128 * (long long)batch;
-  const auto waves = [sms](long long units) { return double((units + sms - 1) / sms); };
-  const double unsplit =
-      wide ? waves(wide_rows * columns) * (1.5 * 0.97 * steps + 1) : waves(rows * columns) * (steps + 1);
-  const double narrow = waves(rows * narrow_columns) * (0.5 * 1.07 * steps + 1);
-  return 1.03 * narrow < unsplit;
 }
 
 // Runs `call` on the sm90 policy (on 128 × 256, 128 × 128 or 64 × 128 split
@@ -220,16 +222,14 @@ template <class TIn, class TOut> bool gemm_sm90(const gemm_call& call, gemm_laun
   ops::gemm_typed<sm90_split_units, TIn, TOut>(call, wide_plan);
   ops::gemm_typed<sm90_split_narrow, TIn, TOut>(call, narrow_plan);
   ops::gemm_typed<sm90_split_short, TIn, TOut>(call, short_plan);
-  const split_tile split =
-      choose_split_tile(units_128x256, units_128x128, units_64x128, call.m, call.n, split_tile_forced());
   bool plain = false;
   plain_store_applies check_plain{plain};
-  if (split == split_tile::none) ops::gemm_typed<sm90_plain_store, TIn, TOut>(call, check_plain);
+  ops::gemm_typed<sm90_plain_store, TIn, TOut>(call, check_plain);
   const bool wide = plain && wide_tile_pays(call.m, call.n, call.batch, sms);
-  if (split == split_tile::units_128x128 ||
-      (split == split_tile::none && !split_tile_forced() &&
-       narrow_waves_pay(call.m, call.n, call.k, call.batch, sms, wide)))
-    ops::gemm_typed<sm90_split_narrow, TIn, TOut>(call, launch);
+  const split_tile split = choose_split_tile(units_128x256, units_128x128, units_64x128, call.m, call.n,
+                                             narrow_waves_pay(call.m, call.n, call.k, call.batch, sms, wide),
+                                             split_tile_forced());
+  if (split == split_tile::units_128x128) ops::gemm_typed<sm90_split_narrow, TIn, TOut>(call, launch);
   else if (split == split_tile::units_64x128) ops::gemm_typed<sm90_split_short, TIn, TOut>(call, launch);
   else if (split == split_tile::units_128x256) ops::gemm_typed<sm90_split_units, TIn, TOut>(call, launch);
   else if (wide) ops::gemm_typed<sm90_wide_store, TIn, TOut>(call, launch);

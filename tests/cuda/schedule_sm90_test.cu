@@ -452,35 +452,50 @@ TEST(ScheduleSm90, SplitTileChoice) {
       {2048, 1024, 1024, split_tile::units_128x128},  // 128 against 64 (256 of 64 × 128: two waves)
       {80, 4096, 1024, split_tile::units_128x128},    // one row of 128-row units: 32 against 16
       {8192, 128, 1024, split_tile::units_64x128},    // 128 against 64 of 128 × 256 (C of 128 columns)
+      // ... or more waves of the 128 × 128 units where they cost less (narrow_waves_pay) ...
+      {3072, 3072, 3072, split_tile::units_128x128},  // 576 units in 5 waves against 192 of 192 × 256 in 2
+      {1024, 6144, 4096, split_tile::units_128x128},  // 384 in 3 against 192 of 128 × 256 in 2
       // ... else the unsplit kernels.
+      {5120, 5120, 5120, split_tile::none},  // 1600 units in 13 waves against 800 of 128 × 256 in 7
       {1536, 1536, 1536, split_tile::none},  // 72 units of 128 × 256; 144 of 128 × 128 in two waves
       {1601, 1704, 40, split_tile::none},    // 91 units of 128 × 256, 182 of 128 × 128: the GEMM case
-      {3072, 3072, 3072, split_tile::none},
       {4096, 4096, 4096, split_tile::none},
       {16, 32768, 4096, split_tile::none},  // 128 units of 128 × 256
   };
   for (const row& r : rows)
     EXPECT_EQ(choose_split_tile(split_option_for<cuda::sm90_split_units>(r.m, r.n, r.k, 1, 132),
                                 split_option_for<cuda::sm90_split_narrow>(r.m, r.n, r.k, 1, 132),
-                                split_option_for<cuda::sm90_split_short>(r.m, r.n, r.k, 1, 132), r.m, r.n),
+                                split_option_for<cuda::sm90_split_short>(r.m, r.n, r.k, 1, 132), r.m, r.n,
+                                cuda::narrow_waves_pay(r.m, r.n, r.k, 1, 132,
+                                                       cuda::wide_tile_pays(r.m, r.n, 1, 132))),
               r.want)
         << r.m << " x " << r.n << " x " << r.k;
   // Forced (TESSEL_CUDA_SPLIT_TILE): 128 × 256 where its own plan splits,
   // 128 × 128, 64 × 128 and none (the unsplit kernels) on any call.
   const split_option none{false, 132}, eighty{true, 80}, all{true, 128}, whole{false, 128, true};
-  EXPECT_EQ(choose_split_tile(eighty, all, all, 128, 4096, split_tile::units_128x256), split_tile::units_128x256);
-  EXPECT_EQ(choose_split_tile(none, all, all, 128, 100, split_tile::units_128x256), split_tile::none);
-  EXPECT_EQ(choose_split_tile(all, none, none, 16, 8192, split_tile::units_128x128), split_tile::units_128x128);
-  EXPECT_EQ(choose_split_tile(none, none, none, 1024, 1024, split_tile::units_128x128), split_tile::units_128x128);
-  EXPECT_EQ(choose_split_tile(eighty, all, all, 64, 4096, split_tile::units_64x128), split_tile::units_64x128);
-  EXPECT_EQ(choose_split_tile(eighty, all, all, 80, 4096, split_tile::units_64x128), split_tile::units_64x128);
-  EXPECT_EQ(choose_split_tile(eighty, all, all, 1024, 1024, split_tile::units_64x128), split_tile::units_64x128);
-  EXPECT_EQ(choose_split_tile(eighty, all, all, 64, 4096, split_tile::units_128x128), split_tile::units_128x128);
-  EXPECT_EQ(choose_split_tile(none, none, none, 1024, 1024, split_tile::units_64x128), split_tile::units_64x128);
-  EXPECT_EQ(choose_split_tile(none, none, none, 1024, 1024, split_tile::units_128x256), split_tile::none);
-  EXPECT_EQ(choose_split_tile(eighty, all, all, 64, 4096, split_tile::none), split_tile::none);
-  EXPECT_EQ(choose_split_tile(none, none, whole, 1024, 1024), split_tile::units_64x128);
-  EXPECT_EQ(choose_split_tile(none, none, whole, 1024, 1024, split_tile::none), split_tile::none);
+  EXPECT_EQ(choose_split_tile(eighty, all, all, 128, 4096, false, split_tile::units_128x256),
+            split_tile::units_128x256);
+  EXPECT_EQ(choose_split_tile(none, all, all, 128, 100, false, split_tile::units_128x256), split_tile::none);
+  EXPECT_EQ(choose_split_tile(all, none, none, 16, 8192, false, split_tile::units_128x128),
+            split_tile::units_128x128);
+  EXPECT_EQ(choose_split_tile(none, none, none, 1024, 1024, false, split_tile::units_128x128),
+            split_tile::units_128x128);
+  EXPECT_EQ(choose_split_tile(eighty, all, all, 64, 4096, false, split_tile::units_64x128), split_tile::units_64x128);
+  EXPECT_EQ(choose_split_tile(eighty, all, all, 80, 4096, false, split_tile::units_64x128), split_tile::units_64x128);
+  EXPECT_EQ(choose_split_tile(eighty, all, all, 1024, 1024, false, split_tile::units_64x128),
+            split_tile::units_64x128);
+  EXPECT_EQ(choose_split_tile(eighty, all, all, 64, 4096, false, split_tile::units_128x128),
+            split_tile::units_128x128);
+  EXPECT_EQ(choose_split_tile(none, none, none, 1024, 1024, false, split_tile::units_64x128),
+            split_tile::units_64x128);
+  EXPECT_EQ(choose_split_tile(none, none, none, 1024, 1024, false, split_tile::units_128x256), split_tile::none);
+  EXPECT_EQ(choose_split_tile(eighty, all, all, 64, 4096, false, split_tile::none), split_tile::none);
+  EXPECT_EQ(choose_split_tile(none, none, whole, 1024, 1024, false), split_tile::units_64x128);
+  EXPECT_EQ(choose_split_tile(none, none, whole, 1024, 1024, false, split_tile::none), split_tile::none);
+  // The 128 × 128 units' cheaper waves count only where no plan splits and nothing is forced.
+  EXPECT_EQ(choose_split_tile(none, none, none, 3072, 3072, true), split_tile::units_128x128);
+  EXPECT_EQ(choose_split_tile(none, none, none, 3072, 3072, true, split_tile::none), split_tile::none);
+  EXPECT_EQ(choose_split_tile(eighty, all, all, 64, 4096, true), split_tile::units_64x128);
 }
 // The split tests' shapes split on a 132-SM H100 / H200, as their comments
 // say (a host check: the device tests assert it on the device's own SM count).
