@@ -34,6 +34,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -471,31 +472,39 @@ TEST(ScheduleSm90, SplitTileChoice) {
               r.want)
         << r.m << " x " << r.n << " x " << r.k;
   // Forced (TESSEL_CUDA_SPLIT_TILE): 128 × 256 where its own plan splits,
-  // 128 × 128, 64 × 128 and none (the unsplit kernels) on any call.
+  // 128 × 128, 64 × 128 and none (the unsplit kernels) on any call; the
+  // 128 × 128 units' cheaper waves count only where no plan splits and
+  // nothing is forced.
   const split_option none{false, 132}, eighty{true, 80}, all{true, 128}, whole{false, 128, true};
-  EXPECT_EQ(choose_split_tile(eighty, all, all, 128, 4096, false, split_tile::units_128x256),
-            split_tile::units_128x256);
-  EXPECT_EQ(choose_split_tile(none, all, all, 128, 100, false, split_tile::units_128x256), split_tile::none);
-  EXPECT_EQ(choose_split_tile(all, none, none, 16, 8192, false, split_tile::units_128x128),
-            split_tile::units_128x128);
-  EXPECT_EQ(choose_split_tile(none, none, none, 1024, 1024, false, split_tile::units_128x128),
-            split_tile::units_128x128);
-  EXPECT_EQ(choose_split_tile(eighty, all, all, 64, 4096, false, split_tile::units_64x128), split_tile::units_64x128);
-  EXPECT_EQ(choose_split_tile(eighty, all, all, 80, 4096, false, split_tile::units_64x128), split_tile::units_64x128);
-  EXPECT_EQ(choose_split_tile(eighty, all, all, 1024, 1024, false, split_tile::units_64x128),
-            split_tile::units_64x128);
-  EXPECT_EQ(choose_split_tile(eighty, all, all, 64, 4096, false, split_tile::units_128x128),
-            split_tile::units_128x128);
-  EXPECT_EQ(choose_split_tile(none, none, none, 1024, 1024, false, split_tile::units_64x128),
-            split_tile::units_64x128);
-  EXPECT_EQ(choose_split_tile(none, none, none, 1024, 1024, false, split_tile::units_128x256), split_tile::none);
-  EXPECT_EQ(choose_split_tile(eighty, all, all, 64, 4096, false, split_tile::none), split_tile::none);
-  EXPECT_EQ(choose_split_tile(none, none, whole, 1024, 1024, false), split_tile::units_64x128);
-  EXPECT_EQ(choose_split_tile(none, none, whole, 1024, 1024, false, split_tile::none), split_tile::none);
-  // The 128 × 128 units' cheaper waves count only where no plan splits and nothing is forced.
-  EXPECT_EQ(choose_split_tile(none, none, none, 3072, 3072, true), split_tile::units_128x128);
-  EXPECT_EQ(choose_split_tile(none, none, none, 3072, 3072, true, split_tile::none), split_tile::none);
-  EXPECT_EQ(choose_split_tile(eighty, all, all, 64, 4096, true), split_tile::units_64x128);
+  const std::optional<split_tile> unforced;
+  struct forced_row {
+    split_option wide, narrow, shorter;
+    int m, n;
+    bool cheaper;
+    std::optional<split_tile> forced;
+    split_tile want;
+  };
+  const forced_row forced_rows[] = {
+      {eighty, all, all, 128, 4096, false, split_tile::units_128x256, split_tile::units_128x256},
+      {none, all, all, 128, 100, false, split_tile::units_128x256, split_tile::none},
+      {all, none, none, 16, 8192, false, split_tile::units_128x128, split_tile::units_128x128},
+      {none, none, none, 1024, 1024, false, split_tile::units_128x128, split_tile::units_128x128},
+      {eighty, all, all, 64, 4096, false, split_tile::units_64x128, split_tile::units_64x128},
+      {eighty, all, all, 80, 4096, false, split_tile::units_64x128, split_tile::units_64x128},
+      {eighty, all, all, 1024, 1024, false, split_tile::units_64x128, split_tile::units_64x128},
+      {eighty, all, all, 64, 4096, false, split_tile::units_128x128, split_tile::units_128x128},
+      {none, none, none, 1024, 1024, false, split_tile::units_64x128, split_tile::units_64x128},
+      {none, none, none, 1024, 1024, false, split_tile::units_128x256, split_tile::none},
+      {eighty, all, all, 64, 4096, false, split_tile::none, split_tile::none},
+      {none, none, whole, 1024, 1024, false, unforced, split_tile::units_64x128},
+      {none, none, whole, 1024, 1024, false, split_tile::none, split_tile::none},
+      {none, none, none, 3072, 3072, true, unforced, split_tile::units_128x128},
+      {none, none, none, 3072, 3072, true, split_tile::none, split_tile::none},
+      {eighty, all, all, 64, 4096, true, unforced, split_tile::units_64x128},
+  };
+  for (const forced_row& r : forced_rows)
+    EXPECT_EQ(choose_split_tile(r.wide, r.narrow, r.shorter, r.m, r.n, r.cheaper, r.forced), r.want)
+        << "row " << (&r - forced_rows) << ": " << r.m << " x " << r.n;
 }
 // The split tests' shapes split on a 132-SM H100 / H200, as their comments
 // say (a host check: the device tests assert it on the device's own SM count).
