@@ -248,7 +248,8 @@ step_odd() {
 # and 8192^3, or TESSEL_GVARIANT_ROWS: tessel-bench arguments, several sets separated by '|') after
 # this build's own, in turn, twice; cuBLAS in each process is the common yardstick.
 # TESSEL_GVARIANT_ENVS="name:VAR=value ...;..." adds this build's own tessel-bench run with those
-# environment variables as variants (no build; e.g. nopdl:TESSEL_CUDA_DEPENDENT_LAUNCH=never).
+# environment variables as variants (no build; e.g. nopdl:TESSEL_CUDA_DEPENDENT_LAUNCH=never), or with
+# NAME@VARIANT:VARS the tessel-bench of gemm variant VARIANT with them.
 step_gvariants() {
   local spec name flags dir t0 round src set
   local row_sets=("gemm --dtype bf16 --out input,f32 --shapes 4096,8192 --repeat 7")
@@ -256,14 +257,17 @@ step_gvariants() {
   local bins=()
   declare -A envs=()
   [ -x "$build/tools/tessel-bench" ] && bins=("base=$build/tools/tessel-bench")  # absent without the build step
-  if [ -x "$build/tools/tessel-bench" ] && [ -n "${TESSEL_GVARIANT_ENVS:-}" ]; then
+  # An entry NAME@VARIANT:VARS runs the tessel-bench of gemm variant VARIANT (built below) with VARS instead.
+  local env_bins=()
+  if [ -n "${TESSEL_GVARIANT_ENVS:-}" ]; then
     IFS=';' read -r -a specs <<<"$TESSEL_GVARIANT_ENVS"
     for spec in "${specs[@]}"; do
       [ -n "$spec" ] || continue
-      name=${spec%%:*}
+      name=${spec%%:*} src=$build
+      if [[ $name == *@* ]]; then src=$root/build-gvariant-${name#*@} name=${name%%@*}; fi
       envs[$name]=${spec#*:}
-      bins+=("$name=$build/tools/tessel-bench")
-      note "gemm variant $name: this build with ${envs[$name]}"
+      env_bins+=("$name=$src/tools/tessel-bench")
+      note "gemm variant $name: ${src##*/} with ${envs[$name]}"
     done
   fi
   # The variants build at once (each its own log), -j16 shared among them.
@@ -294,6 +298,7 @@ step_gvariants() {
       tail -20 "$OUT/build_gvariant_$name.log"
     fi
   done
+  for spec in "${env_bins[@]}"; do [ -x "${spec#*=}" ] && bins+=("$spec") || note "variant ${spec%%=*}: no ${spec#*=}"; done
   for round in 1 2; do
     for spec in "${bins[@]}"; do
       name=${spec%%=*}
