@@ -87,7 +87,7 @@ TESSEL_HOST_DEVICE constexpr std::uint64_t smem_descriptor_sw128(std::uint32_t s
          (std::uint64_t((stride_bytes >> 4) & 0x3fffu) << 32) | (std::uint64_t(1) << 62);
 }
 
-// The wgmma instructions, for N = 64, 128, 256 (accumulator d of N/2 fp32
+// The wgmma instructions, for N = 64, 128, 192, 256 (accumulator d of N/2 fp32
 // registers per lane, the overload chosen by its size) and T = bf16 or fp16
 // (the tag argument):
 //   wgmma_ss<TransA, TransB>(d, desc_a, desc_b, T{}): A and B from shared memory;
@@ -136,6 +136,8 @@ TESSEL_HOST_DEVICE constexpr std::uint64_t smem_descriptor_sw128(std::uint32_t s
 TESSEL_WGMMA_SHAPE(32, "m64n64k16", "%32, %33, p, 1, 1, %34, %35", "%36", "{%32, %33, %34, %35}, %36, p, 1, 1, %37")
 TESSEL_WGMMA_SHAPE(64, "m64n128k16", "%64, %65, p, 1, 1, %66, %67", "%68",
                    "{%64, %65, %66, %67}, %68, p, 1, 1, %69")
+TESSEL_WGMMA_SHAPE(96, "m64n192k16", "%96, %97, p, 1, 1, %98, %99", "%100",
+                   "{%96, %97, %98, %99}, %100, p, 1, 1, %101")
 TESSEL_WGMMA_SHAPE(128, "m64n256k16", "%128, %129, p, 1, 1, %130, %131", "%132",
                    "{%128, %129, %130, %131}, %132, p, 1, 1, %133")
 #undef TESSEL_WGMMA_SHAPE

@@ -1,7 +1,7 @@
 // tessel/cuda/atom/wgmma.hpp — the warpgroup tensor-core atom: wgmma m64nNk16, 16-bit in, fp32 out.
 //
 // A group of 4 warps (128 lanes, group_scope<4>) computes C[64×N] += A[64×16]·B[16×N],
-// T = bf16 or fp16, N = 64, 128 or 256. With w = lane/32 (warp of the group),
+// T = bf16 or fp16, N = 64, 128, 192 or 256. With w = lane/32 (warp of the group),
 // g = (lane%32)/4 and t = lane%4 (PTX ISA, "wgmma .m64nNk16 register fragments"):
 //   A (8 values, register form only):
 //     (lane, v) -> (16w + g + 8·((v/2)%2),  2t + v%2 + 8·(v/4))
@@ -21,7 +21,7 @@ namespace tessel::cuda {
 
 template <class T, int N_> struct wgmma_m64k16 {
   static_assert(sizeof(T) == 2, "wgmma_m64k16: inputs are bf16 or fp16");
-  static_assert(N_ == 64 || N_ == 128 || N_ == 256, "wgmma_m64k16: N is 64, 128 or 256");
+  static_assert(N_ == 64 || N_ == 128 || N_ == 192 || N_ == 256, "wgmma_m64k16: N is 64, 128, 192 or 256");
   using a_type = T;
   using b_type = T;
   using c_type = float;
@@ -45,7 +45,7 @@ template <class T, int N_> struct wgmma_m64k16 {
 };
 
 static_assert(valid_atom<wgmma_m64k16<bf16, 256>>() && valid_atom<wgmma_m64k16<fp16, 128>>() &&
-                  valid_atom<wgmma_m64k16<bf16, 64>>(),
+                  valid_atom<wgmma_m64k16<bf16, 64>>() && valid_atom<wgmma_m64k16<fp16, 192>>(),
               "wgmma_m64k16: maps must cover A and C (C exactly once)");
 
 }  // namespace tessel::cuda
