@@ -16,13 +16,15 @@
 # TESSEL_PROBE_MODE (the probe's mode in the bench step: full or quick),
 # TESSEL_SANITIZE_SCOPE (gemm: skip the attention sanitizer runs; attention: only those; launch: the
 # dependent-launch tests under the three tools and the GEMM tests under memcheck; split: the split
-# schedule tests under the three tools, the GEMM and dependent-launch tests under memcheck).
+# schedule tests under the three tools, the GEMM and dependent-launch tests under memcheck; plain: the
+# plain-store kernels' schedule tests under the three tools).
 # Steps: build test sanitize bench odd gvariants parts l2sides ncu l2req trace variants clock attention cpu python (see each below).
 # The test step also reruns the GEMM and attention tests with TESSEL_CUDA_POLICY=sm80, and the GEMM
 # tests with TESSEL_CUDA_REPACK=never (no aligned copies of misaligned matrices: backends/cuda/operand_copy.hpp),
 # the GEMM and dependent-launch tests with TESSEL_CUDA_SPLIT_TILE=128x256 (the 128 × 256 split kernel), and
 # the GEMM tests with TESSEL_CUDA_SPLIT_TILE=128x128, 64x128 and none (each of those kernels, or the unsplit
-# ones, on every call of the TMA path).
+# ones, on every call of the TMA path), and with none and TESSEL_CUDA_PLAIN_TILE=128x256 or 128x192 (the
+# plain-store kernel on those tiles wherever it runs).
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -79,10 +81,12 @@ attention_filter='*Attention*'
 
 # ---- 2. tests ---------------------------------------------------------------
 # The test binary's tests matching FILTER once more with VAR=value set (and BINARY's, where built).
-rerun() {  # VAR=value filter [binary]
+rerun() {  # "VAR=value ..." filter [binary]
   local r=passed
-  env "$1" timeout 150 "$tests_bin" --gtest_filter="$2" --gtest_brief=1 >>"$OUT/ctest.log" 2>&1 || r=FAILED
-  if [ -n "${3:-}" ] && [ -x "$3" ]; then env "$1" timeout 150 "$3" --gtest_brief=1 >>"$OUT/ctest.log" 2>&1 || r=FAILED; fi
+  # shellcheck disable=SC2086
+  env $1 timeout 150 "$tests_bin" --gtest_filter="$2" --gtest_brief=1 >>"$OUT/ctest.log" 2>&1 || r=FAILED
+  # shellcheck disable=SC2086
+  if [ -n "${3:-}" ] && [ -x "$3" ]; then env $1 timeout 150 "$3" --gtest_brief=1 >>"$OUT/ctest.log" 2>&1 || r=FAILED; fi
   note "tests '$2'${3:+ and ${3##*/}} with $1: $r, $(grep -E '^\[  PASSED  \]' "$OUT/ctest.log" | tail -1)"
 }
 step_test() {
@@ -105,6 +109,9 @@ step_test() {
     rerun TESSEL_CUDA_SPLIT_TILE=128x128 "$gemm_filter"
     rerun TESSEL_CUDA_SPLIT_TILE=64x128 "$gemm_filter"
     rerun TESSEL_CUDA_SPLIT_TILE=none "$gemm_filter"
+    # The plain-store kernel's tiles (gemm_instance.hpp's plain_tile_forced), each on every call that reaches it.
+    rerun "TESSEL_CUDA_SPLIT_TILE=none TESSEL_CUDA_PLAIN_TILE=128x256" "$gemm_filter"
+    rerun "TESSEL_CUDA_SPLIT_TILE=none TESSEL_CUDA_PLAIN_TILE=128x192" "$gemm_filter"
   fi
 }
 
@@ -152,6 +159,15 @@ step_sanitize() {
     done
     sanitize memcheck tests "$tests_bin" --gtest_filter="$gemm_filter" --gtest_brief=1
     sanitize memcheck dependent_launch_tests "$build/tests/tessel_dependent_launch_tests" --gtest_brief=1
+    return
+  fi
+  if [ -x "$tests_bin" ] && [ "${TESSEL_SANITIZE_SCOPE:-all}" = plain ]; then
+    # What a change to the plain-store kernels touches: their direct launches (128 × 256, 192 × 256,
+    # 128 × 192) under the three tools.
+    for tool in memcheck racecheck synccheck; do
+      TESSEL_SANITIZE_TIMEOUT=240 sanitize $tool schedule_sm90_store "$build/tests/tessel_schedule_sm90_tests" \
+        --gtest_filter='*Store*' --gtest_brief=1
+    done
     return
   fi
   if [ -x "$tests_bin" ] && [ "${TESSEL_SANITIZE_SCOPE:-all}" = launch ]; then

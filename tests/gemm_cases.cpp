@@ -152,9 +152,11 @@ std::vector<gemm_case> edge_shape_cases() {
                            // M, N and K in 4; 16 rows, 3 units in 5), on 128 × 128 units the fourth
                            // (80 rows: 3 units in 5). The 128 × 256 split kernel: device.sh's forced rerun.
                            {100, 200, 4096}, {150, 300, 2200}, {16, 300, 4096}, {80, 300, 4096},
-                           // Too many units for one wave of the smaller ones: the plain-store kernel
-                           // on 128 × 256 units (91; 182 of 128 × 128), edges in M and N.
-                           {1601, 1704, 40},
+                           // Too many units for one wave of the smaller split units: the plain-store
+                           // kernel on 128 × 192 units (117 in one wave; 91 of 128 × 256, 182 of
+                           // 128 × 128), then on 128 × 256 units (130; 182 of 128 × 192 in two
+                           // waves: gemm_instance.hpp's cheaper_whole_tile); edges in M and N.
+                           {1601, 1704, 40}, {1601, 2500, 40},
                            // Two waves of 128 × 256 units on an H100, one of 192 × 256: the
                            // wide plain-store kernel (gemm_instance.hpp); edges in M, N and K.
                            {1500, 3000, 70}};

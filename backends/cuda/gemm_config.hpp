@@ -122,6 +122,20 @@ template <class TIn, class TOut>
 struct sm90_wide_gemm_default : sm90_tma_gemm_config<TIn, 192, 256, 64, 3, 3, false, 1, 16, false, true> {};
 template <class TOut> struct sm90_wide_gemm_config<bf16, TOut> : sm90_wide_gemm_default<bf16, TOut> {};
 template <class TOut> struct sm90_wide_gemm_config<fp16, TOut> : sm90_wide_gemm_default<fp16, TOut> {};
+// The plain-store kernel on 128 × 192 blocks: 2 consumer warpgroups, each
+// 64 × 192 of C in one m64n192k16 accumulator (96 fp32 registers a lane), 4
+// stages of 16 + 24 KiB and 2 × 16 KiB of epilogue staging (192 KiB; 5
+// stages would not fit beside the staging). Its step costs ~1.04 times a
+// 128 × 256 one per area (fitted on an H200, 1.00-1.06 over eight shapes,
+// bench/notes/cuda_gemm.md session 42), so it pays where its units fill the
+// waves better: gemm_instance.hpp takes it where cheaper_whole_tile says
+// (3072³ +17%, 1536³ +21-25%, 3072 × 3072 × 1024 +20% over the kernels
+// chosen before).
+template <class TIn, class TOut = TIn> struct sm90_n192_gemm_config : sm80_gemm_config<TIn> {};
+template <class TIn, class TOut>
+struct sm90_n192_gemm_default : sm90_tma_gemm_config<TIn, 128, 192, 64, 2, 4, false, 1, 16, false, true> {};
+template <class TOut> struct sm90_n192_gemm_config<bf16, TOut> : sm90_n192_gemm_default<bf16, TOut> {};
+template <class TOut> struct sm90_n192_gemm_config<fp16, TOut> : sm90_n192_gemm_default<fp16, TOut> {};
 // The same with units split by steps (split-K, core/split_plan.hpp): what
 // gemm_instance.hpp runs where fewer units than half the SMs would leave
 // most of them idle and the plan's cost model says splitting pays. Not the
@@ -140,7 +154,7 @@ struct sm90_split_gemm_config : sm90_tma_gemm_config<TIn, 128, 256, 64, 2, 4, fa
 // (32 units in 4 pieces, 128 blocks), each streaming half as much of B a
 // step; where more rows share B, in fewer pieces or whole (fewer partials).
 // Which split kernel a call takes: gemm_instance.hpp's choose_split_tile (and
-// narrow_waves_pay, for calls of more than one wave of its units whole).
+// cheaper_whole_tile, for calls of more than one wave of its units whole).
 template <class TIn, class TOut = TIn>
 struct sm90_split_narrow_gemm_config : sm90_tma_gemm_config<TIn, 128, 128, 64, 2, 6, false, 1, 16, true> {};
 // And on 64 × 128 units: one consumer warpgroup (64 × 128 of C), 8 stages of

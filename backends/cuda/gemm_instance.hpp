@@ -3,9 +3,10 @@
 // units split by steps (sm90_split_units, or the 128 × 128 units of
 // sm90_split_narrow or 64 × 128 of sm90_split_short: choose_split_tile) where
 // the split plan says that pays on this device, whole on those smaller units
-// where their waves cost less (choose_split_tile, narrow_waves_pay), on a
+// where their waves cost less (choose_split_tile, cheaper_whole_tile), on a
 // plain-store kernel (sm90_plain_store, or sm90_wide_store where its
-// 192 × 256 blocks fill the waves better) for C = A·B as it is into a
+// 192 × 256 blocks fill the waves better, sm90_n192_store where its 128 × 192
+// ones do: cheaper_whole_tile) for C = A·B as it is into a
 // TMA-storable C — else on the sm80 policy, launched through launch.hpp. An
 // operand no tensor map can describe is first copied aligned where that pays
 // (operand_copy.hpp).
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "tessel/core/split_plan.hpp"
 #include "tessel/cuda/gemm_paths.hpp"
@@ -98,29 +100,47 @@ inline bool wide_tile_pays(int m, int n, int batch, int sms) {
   return 3 * waves_of((m + 191) / 192 * columns, sms) <= 2 * waves_of((m + 127) / 128 * columns, sms);
 }
 
-// Whether a call that runs its units whole and has more 128 × 128 units than
-// one wave holds runs faster on those units
-// (sm90_split_narrow) than on the unsplit kernel (192 × 256 where `wide`, else
-// 128 × 256) on a device of `sms` SMs (0: never). A kernel's cost is its waves
-// × (a unit's steps of 64 in K × its area, in 128 × 256 units, × its cost per
-// area + a unit's fixed part, its start and epilogue, about one 128 × 256
-// step); per area a 128 × 128 step costs 1.07 times a 128 × 256 one and a
-// 192 × 256 step 0.97 times. Taken where it costs 3% less. Fitted on an H200
-// (bench/notes/cuda_gemm.md, session 41: 128 × 128 against the unsplit kernel
-// at 1536³ −8%, 2048³ −6%, 2560³ −8%, 3072 × 3072 × 1024 +1%, 3072³ +9%),
-// then checked there on seven more shapes, each within 2 points of the
-// prediction: taken at 1024 × 6144 × 4096 +21% (predicted +23%),
-// 2048 × 5120² +6% (+7%), 2560 × 4096² +7% (+7%), 4096 × 3584 × 4096 +4%
-// (+5%); not at 5120³ −2% (0%), 3072 × 4096² −9% (−11%), 4096³ −8% (−8%).
-inline bool narrow_waves_pay(int m, int n, int k, int batch, int sms, bool wide) {
-  if (sms <= 0) return false;
-  const double steps = double((k + 63) / 64);
-  const long long rows = (m + 127) / 128, wide_rows = (m + 191) / 192;
-  const long long columns = (n + 255) / 256 * (long long)batch, narrow_columns = (n + 127) / 128 * (long long)batch;
-  const double unsplit = wide ? double(waves_of(wide_rows * columns, sms)) * (1.5 * 0.97 * steps + 1)
-                              : double(waves_of(rows * columns, sms)) * (steps + 1);
-  const double narrow = double(waves_of(rows * narrow_columns, sms)) * (0.5 * 1.07 * steps + 1);
-  return 1.03 * narrow < unsplit;
+// A call's cost on a kernel whose units (tile_m × tile_n of C) run whole, on
+// a device of `sms` SMs: its waves × (a unit's steps of 64 in K × its area,
+// in 128 × 256 units, × its cost per area + a unit's fixed part, its start
+// and epilogue, about one 128 × 256 step).
+inline double whole_units_cost(int tile_m, int tile_n, double per_area, int m, int n, int k, int batch, int sms) {
+  const long long units = (long long)((m + tile_m - 1) / tile_m) * ((n + tile_n - 1) / tile_n) * batch;
+  const double area = double(tile_m) * tile_n / (128.0 * 256.0);
+  return double(waves_of(units, sms)) * (area * per_area * double((k + 63) / 64) + 1);
+}
+
+// Which kernel runs a call whose units run whole where smaller units fill
+// its waves better than the unsplit kernel's (192 × 256 where `wide`, else
+// 128 × 256): the 128 × 128 units (sm90_split_narrow) or, where `plain` (the
+// plain-store kernels apply), the 128 × 192 ones (sm90_n192_store), on a
+// device of `sms` SMs (0: the unsplit kernel). By whole_units_cost, per area
+// a 128 × 128 step costing 1.07 times a 128 × 256 one, a 128 × 192 step 1.04
+// times and a 192 × 256 step 0.97 times; a smaller tile is taken where it
+// costs 3% less than the unsplit kernel, the cheaper of the two where both do.
+// Fitted on an H200 (bench/notes/cuda_gemm.md): 128 × 128 in session 41
+// against the unsplit kernel at 1536³ −8%, 2048³ −6%, 2560³ −8%,
+// 3072 × 3072 × 1024 +1%, 3072³ +9%, then checked on seven more shapes, each
+// within 2 points of the prediction (taken at 1024 × 6144 × 4096 +21%,
+// predicted +23%; 2048 × 5120² +6% (+7%), 2560 × 4096² +7% (+7%),
+// 4096 × 3584 × 4096 +4% (+5%); not at 5120³ −2% (0%), 3072 × 4096² −9%
+// (−11%), 4096³ −8% (−8%)); 128 × 192 in session 42 against the kernel
+// chosen before (bf16 in, bf16 and fp32 C) at 3072³ +14 to +15% (predicted
+// +16%), 1536³ +21 to +24% (+27%); not taken at 5120³ +1% (−1%),
+// 4608 × 3072 × 4096 ±0 (−3%), 4096³ −10 to −12% (−15%),
+// 6144 × 3072 × 4096 and 3072 × 6144 × 4096 −5 to −6% (−8%),
+// 2048 × 6144 × 4096 −3 to −4% (−8%).
+enum class whole_tile { unsplit, units_128x128, units_128x192 };
+inline whole_tile cheaper_whole_tile(int m, int n, int k, int batch, int sms, bool wide, bool plain) {
+  if (sms <= 0) return whole_tile::unsplit;
+  const double unsplit = wide ? whole_units_cost(192, 256, 0.97, m, n, k, batch, sms)
+                              : whole_units_cost(128, 256, 1.0, m, n, k, batch, sms);
+  whole_tile pick = whole_tile::unsplit;
+  double bar = unsplit / 1.03;
+  const double narrow = whole_units_cost(128, 128, 1.07, m, n, k, batch, sms);
+  if (narrow < bar) pick = whole_tile::units_128x128, bar = narrow;
+  if (plain && whole_units_cost(128, 192, 1.04, m, n, k, batch, sms) < bar) pick = whole_tile::units_128x192;
+  return pick;
 }
 
 // Which split kernel runs a call: none (the unsplit kernels), the 128 × 256
@@ -165,8 +185,9 @@ inline bool narrow_waves_pay(int m, int n, int k, int batch, int sms, bool wide)
 //   against 64; 256 of 64 × 128 in two waves: +15-20%); where neither fits
 //   one wave, 1536³ (72 units of 128 × 256) ran 8-13% slower on the smaller
 //   units, 3072³ +8% on 128 × 128 ones (5 waves against 2 of 192 × 256)
-//   (session 41, H200): there the 128 × 128 units where their waves cost
-//   less (`narrow_waves_cheaper`: narrow_waves_pay).
+//   (session 41, H200): there the 128 × 128 units where cheaper_whole_tile
+//   picks them (`narrow_waves_cheaper`); where it picks 128 × 192 units
+//   (1536³, 3072³: session 42), none here and the plain-store kernel on them.
 // TESSEL_CUDA_SPLIT_TILE in the environment forces a kernel, to measure one
 // against another: 128x256 where its own plan splits (elsewhere it would be
 // the unsplit kernels' tile), 128x128 or 64x128 on every call of the TMA
@@ -174,18 +195,25 @@ inline bool narrow_waves_pay(int m, int n, int k, int batch, int sms, bool wide)
 // 128 × 256 on 32 SMs, is 128 units of 64 × 128), none the unsplit kernels
 // on every call (as before any split kernel).
 enum class split_tile { none, units_128x256, units_128x128, units_64x128 };
+// The choice that environment variable `var` names among `names`: nullopt
+// where it is unset or empty; a value named by none of them is an Error.
+template <class E, std::size_t N>
+std::optional<E> env_choice(const char* var, const std::pair<const char*, E> (&names)[N]) {
+  const char* e = std::getenv(var);
+  if (e == nullptr || *e == '\0') return std::nullopt;
+  std::string choices;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (std::strcmp(e, names[i].first) == 0) return names[i].second;
+    choices += std::string(i == 0 ? "" : i + 1 == N ? " or " : ", ") + names[i].first;
+  }
+  throw Error(std::string("tessel cuda backend: ") + var + " must be " + choices + " (or unset), not '" + e + "'");
+}
 inline std::optional<split_tile> split_tile_forced() {
-  static const std::optional<split_tile> forced = []() -> std::optional<split_tile> {
-    const char* e = std::getenv("TESSEL_CUDA_SPLIT_TILE");
-    if (e == nullptr || *e == '\0') return std::nullopt;
-    if (std::strcmp(e, "none") == 0) return split_tile::none;
-    if (std::strcmp(e, "128x256") == 0) return split_tile::units_128x256;
-    if (std::strcmp(e, "128x128") == 0) return split_tile::units_128x128;
-    if (std::strcmp(e, "64x128") == 0) return split_tile::units_64x128;
-    throw Error(std::string("tessel cuda backend: TESSEL_CUDA_SPLIT_TILE must be 128x256, 128x128, 64x128 or none "
-                            "(or unset), not '") +
-                e + "'");
-  }();
+  static const std::pair<const char*, split_tile> names[] = {{"128x256", split_tile::units_128x256},
+                                                             {"128x128", split_tile::units_128x128},
+                                                             {"64x128", split_tile::units_64x128},
+                                                             {"none", split_tile::none}};
+  static const std::optional<split_tile> forced = env_choice("TESSEL_CUDA_SPLIT_TILE", names);
   return forced;
 }
 inline split_tile choose_split_tile(split_option units_128x256, split_option units_128x128,
@@ -207,10 +235,22 @@ inline split_tile choose_split_tile(split_option units_128x256, split_option uni
   return wide.splits ? split_tile::units_128x256 : split_tile::none;
 }
 
+// TESSEL_CUDA_PLAIN_TILE in the environment forces the plain-store kernel's
+// tile where a call runs on the plain-store kernels (no split kernel): 128x256
+// (sm90_plain_store), 192x256 (sm90_wide_store) or 128x192 (sm90_n192_store).
+enum class plain_tile { units_128x256, units_192x256, units_128x192 };
+inline std::optional<plain_tile> plain_tile_forced() {
+  static const std::pair<const char*, plain_tile> names[] = {{"128x256", plain_tile::units_128x256},
+                                                             {"192x256", plain_tile::units_192x256},
+                                                             {"128x192", plain_tile::units_128x192}};
+  static const std::optional<plain_tile> forced = env_choice("TESSEL_CUDA_PLAIN_TILE", names);
+  return forced;
+}
+
 // Runs `call` on the sm90 policy (on 128 × 256, 128 × 128 or 64 × 128 split
-// units, in pieces or whole; plain-store — 192 × 256 where that pays, else
-// 128 × 256 — or general) where its operands fit tensor maps; false where
-// they do not (nothing launched).
+// units, in pieces or whole; plain-store — 192 × 256 or 128 × 192 where that
+// pays, else 128 × 256 — or general) where its operands fit tensor maps; false
+// where they do not (nothing launched).
 template <class TIn, class TOut> bool gemm_sm90(const gemm_call& call, gemm_launcher& launch) {
   bool tma = false;
   sm90_applies<TIn, TOut> check_tma{tma};
@@ -226,15 +266,22 @@ template <class TIn, class TOut> bool gemm_sm90(const gemm_call& call, gemm_laun
   plain_store_applies check_plain{plain};
   ops::gemm_typed<sm90_plain_store, TIn, TOut>(call, check_plain);
   const bool wide = plain && wide_tile_pays(call.m, call.n, call.batch, sms);
+  const whole_tile whole = cheaper_whole_tile(call.m, call.n, call.k, call.batch, sms, wide, plain);
   const split_tile split = choose_split_tile(units_128x256, units_128x128, units_64x128, call.m, call.n,
-                                             narrow_waves_pay(call.m, call.n, call.k, call.batch, sms, wide),
-                                             split_tile_forced());
+                                             whole == whole_tile::units_128x128, split_tile_forced());
   if (split == split_tile::units_128x128) ops::gemm_typed<sm90_split_narrow, TIn, TOut>(call, launch);
   else if (split == split_tile::units_64x128) ops::gemm_typed<sm90_split_short, TIn, TOut>(call, launch);
   else if (split == split_tile::units_128x256) ops::gemm_typed<sm90_split_units, TIn, TOut>(call, launch);
-  else if (wide) ops::gemm_typed<sm90_wide_store, TIn, TOut>(call, launch);
-  else if (plain) ops::gemm_typed<sm90_plain_store, TIn, TOut>(call, launch);
-  else ops::gemm_typed<sm90, TIn, TOut>(call, launch);
+  else if (plain) {
+    const plain_tile tile = plain_tile_forced().value_or(whole == whole_tile::units_128x192 ? plain_tile::units_128x192
+                                                         : wide ? plain_tile::units_192x256
+                                                                : plain_tile::units_128x256);
+    if (tile == plain_tile::units_128x192) ops::gemm_typed<sm90_n192_store, TIn, TOut>(call, launch);
+    else if (tile == plain_tile::units_192x256) ops::gemm_typed<sm90_wide_store, TIn, TOut>(call, launch);
+    else ops::gemm_typed<sm90_plain_store, TIn, TOut>(call, launch);
+  } else {
+    ops::gemm_typed<sm90, TIn, TOut>(call, launch);
+  }
   return true;
 }
 

@@ -30,7 +30,7 @@ struct sm90_split_units : sm90 {
 // The same on 128 × 128 units: for few-unit calls of more than 128 rows, and
 // of fewer where its blocks keep more of B in flight (gemm_instance.hpp's
 // choose_split_tile); units whole where they all fit one wave, or where its
-// waves cost less than the unsplit kernel's (narrow_waves_pay).
+// waves cost less than the unsplit kernel's (cheaper_whole_tile).
 struct sm90_split_narrow : sm90 {
   template <class TIn, class TOut = TIn> using gemm_config = sm90_split_narrow_gemm_config<TIn, TOut>;
 };
@@ -49,6 +49,11 @@ struct sm90_plain_store : sm90 {
 // waves it fills better (gemm_instance.hpp's wide_tile_pays).
 struct sm90_wide_store : sm90 {
   template <class TIn, class TOut = TIn> using gemm_config = sm90_wide_gemm_config<TIn, TOut>;
+};
+// The same on 128 × 192 blocks: for the calls whose waves they fill better
+// (gemm_instance.hpp's cheaper_whole_tile).
+struct sm90_n192_store : sm90 {
+  template <class TIn, class TOut = TIn> using gemm_config = sm90_n192_gemm_config<TIn, TOut>;
 };
 // Attention on the ring schedule with per-warp wgmma: for operands a tensor
 // map cannot describe, and as a measured variant of the TMA configuration.

@@ -34,9 +34,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "device_buffer.hpp"
@@ -366,31 +368,71 @@ TEST(ScheduleSm90, WideTilePaysWhereItsWavesCostNoMore) {
     EXPECT_EQ(cuda::wide_tile_pays(r.m, r.n, r.batch, 132), r.wide) << r.m << " x " << r.n << " batch " << r.batch;
   EXPECT_FALSE(cuda::wide_tile_pays(6144, 4096, 1, 0)) << "no SM count: never the wide kernel";
 }
-// The dispatcher's choice of the 128 × 128 units whole over the unsplit
-// kernel for calls of more than one wave of them, on a 132-SM H100 / H200 (a
-// host function: runs without a GPU too).
-TEST(ScheduleSm90, NarrowWavesPayWhereTheirWavesCostLess) {
+// The plain-store kernel on 128 × 192 units, launched directly, on the
+// shapes with alpha 1 and beta 0 (edges in M, N and K; batches; transposes).
+TEST(ScheduleSm90, N192Store) {
+  const int run = expect_plain_cases<cuda::sm90_n192_store>(shapes, "128 x 192 store");
+  EXPECT_GE(run + expect_plain_cases<cuda::sm90_n192_store>(wide_shapes, "128 x 192 store"), 6);
+}
+// The forcing variables' parser (TESSEL_CUDA_SPLIT_TILE, TESSEL_CUDA_PLAIN_TILE):
+// a named choice, nothing where unset or empty, an Error naming the choices else.
+TEST(ScheduleSm90, EnvChoiceNamesTheChoices) {
+  enum class pick { a, b, c };
+  const std::pair<const char*, pick> names[] = {{"a1", pick::a}, {"b2", pick::b}, {"c3", pick::c}};
+  const char* var = "TESSEL_TEST_ENV_CHOICE";
+  ASSERT_EQ(unsetenv(var), 0);
+  EXPECT_FALSE(cuda::env_choice(var, names).has_value());
+  ASSERT_EQ(setenv(var, "", 1), 0);
+  EXPECT_FALSE(cuda::env_choice(var, names).has_value());
+  ASSERT_EQ(setenv(var, "b2", 1), 0);
+  EXPECT_EQ(cuda::env_choice(var, names), pick::b);
+  ASSERT_EQ(setenv(var, "b", 1), 0);
+  try {
+    (void)cuda::env_choice(var, names);
+    ADD_FAILURE() << "a value no choice names was taken";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("TESSEL_TEST_ENV_CHOICE must be a1, b2 or c3 (or unset), not 'b'"),
+              std::string::npos)
+        << e.what();
+  }
+  ASSERT_EQ(unsetenv(var), 0);
+}
+// The dispatcher's choice of smaller units whole over the unsplit kernel for
+// calls of more than one wave of them (cheaper_whole_tile), on a 132-SM
+// H100 / H200 (a host function: runs without a GPU too).
+TEST(ScheduleSm90, WholeTileWhereItsWavesCostLess) {
+  using cuda::whole_tile;
   struct row {
     int m, n, k, batch;
-    bool narrow;
+    whole_tile plain, general;  // for a plain-store call (128 × 192 allowed) and for another
   };
+  const whole_tile un = whole_tile::unsplit, narrow = whole_tile::units_128x128, n192 = whole_tile::units_128x192;
   const row rows[] = {
-      // Measured faster on 128 × 128 units (bench/notes/cuda_gemm.md, session 41: +4 to +22%).
-      {3072, 3072, 3072, 1, true}, {2048, 5120, 5120, 1, true}, {1024, 6144, 4096, 1, true},
-      {4096, 3584, 4096, 1, true}, {2560, 4096, 4096, 1, true},
-      // Measured slower or no faster on them (−1 to −10%).
-      {5120, 5120, 5120, 1, false}, {3072, 4096, 4096, 1, false}, {3072, 3072, 1024, 1, false},
-      {1536, 1536, 1536, 1, false}, {2048, 2048, 2048, 1, false}, {2560, 2560, 2560, 1, false},
+      // Measured faster on 128 × 128 units (bench/notes/cuda_gemm.md, session 41: +4 to +22%) ...
+      {2048, 5120, 5120, 1, narrow, narrow}, {4096, 3584, 4096, 1, narrow, narrow}, {2560, 4096, 4096, 1, narrow, narrow},
+      {4608, 3072, 4096, 1, narrow, narrow},  // 128 × 192 measured level with them (session 42)
+      // ... or on 128 × 192 ones (session 42: +14 to +24% over 128 × 128 and 128 × 256).
+      {3072, 3072, 3072, 1, n192, narrow}, {1536, 1536, 1536, 1, n192, un},
+      // Predicted cheaper on 128 × 192 units (not measured there).
+      {1024, 6144, 4096, 1, n192, narrow}, {3072, 3072, 1024, 1, n192, narrow},
+      // Measured slower or no faster on either (−1 to −12%).
+      {5120, 5120, 5120, 1, un, un}, {3072, 4096, 4096, 1, un, un}, {2048, 2048, 2048, 1, un, un},
+      {2560, 2560, 2560, 1, un, un}, {6144, 3072, 4096, 1, un, un}, {3072, 6144, 4096, 1, un, un},
+      {2048, 6144, 4096, 1, un, un},
       // The issue-8 shapes: full waves of 128 × 256 units.
-      {4096, 4096, 4096, 1, false}, {8192, 8192, 8192, 1, false}, {4096, 14336, 4096, 1, false},
-      {4096, 4096, 14336, 1, false}, {1024, 8192, 8192, 1, false}, {2048, 2048, 2048, 16, false},
-      // The GEMM cases that reach the unsplit kernels.
-      {1601, 1704, 40, 1, false}, {1500, 3000, 70, 1, false}};
-  for (const row& r : rows)
-    EXPECT_EQ(cuda::narrow_waves_pay(r.m, r.n, r.k, r.batch, 132, cuda::wide_tile_pays(r.m, r.n, r.batch, 132)),
-              r.narrow)
-        << r.m << " x " << r.n << " x " << r.k << " batch " << r.batch;
-  EXPECT_FALSE(cuda::narrow_waves_pay(3072, 3072, 3072, 1, 0, false)) << "no SM count: never";
+      {4096, 4096, 4096, 1, un, un}, {8192, 8192, 8192, 1, un, un}, {4096, 14336, 4096, 1, un, un},
+      {4096, 4096, 14336, 1, un, un}, {1024, 8192, 8192, 1, un, un}, {2048, 2048, 2048, 16, un, un},
+      // The GEMM cases that reach the unsplit kernels: 117 units of 128 × 192 in one wave against 91
+      // of 128 × 256 in one; 130 of 128 × 256 in one against 182 of 128 × 192 in two; 192 × 256.
+      {1601, 1704, 40, 1, n192, un}, {1601, 2500, 40, 1, un, un}, {1500, 3000, 70, 1, un, un}};
+  for (const row& r : rows) {
+    const bool wide = cuda::wide_tile_pays(r.m, r.n, r.batch, 132);
+    EXPECT_EQ(cuda::cheaper_whole_tile(r.m, r.n, r.k, r.batch, 132, wide, true), r.plain)
+        << r.m << " x " << r.n << " x " << r.k << " batch " << r.batch << ", plain store";
+    EXPECT_EQ(cuda::cheaper_whole_tile(r.m, r.n, r.k, r.batch, 132, false, false), r.general)
+        << r.m << " x " << r.n << " x " << r.k << " batch " << r.batch << ", general epilogue";
+  }
+  EXPECT_EQ(cuda::cheaper_whole_tile(3072, 3072, 3072, 1, 0, false, true), un) << "no SM count: the unsplit kernel";
 }
 // The split kernel on 128 × 128 units (6 stages), launched directly.
 TEST(ScheduleSm90, SplitNarrowUnits) {
@@ -453,13 +495,15 @@ TEST(ScheduleSm90, SplitTileChoice) {
       {2048, 1024, 1024, split_tile::units_128x128},  // 128 against 64 (256 of 64 × 128: two waves)
       {80, 4096, 1024, split_tile::units_128x128},    // one row of 128-row units: 32 against 16
       {8192, 128, 1024, split_tile::units_64x128},    // 128 against 64 of 128 × 256 (C of 128 columns)
-      // ... or more waves of the 128 × 128 units where they cost less (narrow_waves_pay) ...
-      {3072, 3072, 3072, split_tile::units_128x128},  // 576 units in 5 waves against 192 of 192 × 256 in 2
-      {1024, 6144, 4096, split_tile::units_128x128},  // 384 in 3 against 192 of 128 × 256 in 2
-      // ... else the unsplit kernels.
+      // ... or more waves of the 128 × 128 units where they cost less (cheaper_whole_tile) ...
+      {2560, 4096, 4096, split_tile::units_128x128},  // 640 units in 5 waves against 224 of 192 × 256 in 2
+      {4096, 3584, 4096, split_tile::units_128x128},  // 896 in 7 against 448 of 128 × 256 in 4
+      // ... else the unsplit kernels (plain-store calls: on 128 × 192 units where they cost less).
+      {3072, 3072, 3072, split_tile::none},  // 384 units of 128 × 192 in 3 waves against 576 of 128 × 128 in 5
+      {1024, 6144, 4096, split_tile::none},  // 256 of 128 × 192 in 2 against 384 of 128 × 128 in 3
       {5120, 5120, 5120, split_tile::none},  // 1600 units in 13 waves against 800 of 128 × 256 in 7
-      {1536, 1536, 1536, split_tile::none},  // 72 units of 128 × 256; 144 of 128 × 128 in two waves
-      {1601, 1704, 40, split_tile::none},    // 91 units of 128 × 256, 182 of 128 × 128: the GEMM case
+      {1536, 1536, 1536, split_tile::none},  // 96 units of 128 × 192 in one wave; 144 of 128 × 128 in two
+      {1601, 1704, 40, split_tile::none},    // 117 units of 128 × 192, 182 of 128 × 128: the GEMM case
       {4096, 4096, 4096, split_tile::none},
       {16, 32768, 4096, split_tile::none},  // 128 units of 128 × 256
   };
@@ -467,8 +511,8 @@ TEST(ScheduleSm90, SplitTileChoice) {
     EXPECT_EQ(choose_split_tile(split_option_for<cuda::sm90_split_units>(r.m, r.n, r.k, 1, 132),
                                 split_option_for<cuda::sm90_split_narrow>(r.m, r.n, r.k, 1, 132),
                                 split_option_for<cuda::sm90_split_short>(r.m, r.n, r.k, 1, 132), r.m, r.n,
-                                cuda::narrow_waves_pay(r.m, r.n, r.k, 1, 132,
-                                                       cuda::wide_tile_pays(r.m, r.n, 1, 132))),
+                                cuda::cheaper_whole_tile(r.m, r.n, r.k, 1, 132, cuda::wide_tile_pays(r.m, r.n, 1, 132),
+                                                         true) == cuda::whole_tile::units_128x128),
               r.want)
         << r.m << " x " << r.n << " x " << r.k;
   // Forced (TESSEL_CUDA_SPLIT_TILE): 128 × 256 where its own plan splits,
