@@ -193,7 +193,8 @@ inline whole_tile cheaper_whole_tile(int m, int n, int k, int batch, int sms, bo
 // the unsplit kernels' tile), 128x128 or 64x128 on every call of the TMA
 // path (their plans may run the units whole: e.g. 1024³, 32 units of
 // 128 × 256 on 32 SMs, is 128 units of 64 × 128), none the unsplit kernels
-// on every call (as before any split kernel).
+// on every call (the plain-store ones on the tile cheaper_whole_tile picks
+// among 128 × 256, 192 × 256 and 128 × 192, or TESSEL_CUDA_PLAIN_TILE forces).
 enum class split_tile { none, units_128x256, units_128x128, units_64x128 };
 // The choice that environment variable `var` names among `names`: nullopt
 // where it is unset or empty; a value named by none of them is an Error.
