@@ -13,6 +13,9 @@
 //                            group_scope<4> for a warpgroup atom such as wgmma
 //         using schedule;    the pipeline schedule (default ring_schedule<P, stages>)
 //         static constexpr int raster_group;           block-rows per strip of the tile order (default 8)
+//         static constexpr int raster_cols;            block columns per run of a strip, its tiles
+//                                                      row by row (default 1: the strip column by
+//                                                      column; ops/gemm/kernel.hpp, raster_at)
 //         static constexpr int blocks_per_sm;          (CUDA) blocks the compiler budgets for
 // gemm_config_of<P, Cfg> reads a config with the defaults filled in and checks it.
 #pragma once
@@ -36,6 +39,12 @@ template <class Cfg, class = void> struct raster_group_of {
 template <class Cfg> struct raster_group_of<Cfg, std::void_t<decltype(Cfg::raster_group)>> {
   static constexpr int value = Cfg::raster_group;
 };
+template <class Cfg, class = void> struct raster_cols_of {
+  static constexpr int value = 1;
+};
+template <class Cfg> struct raster_cols_of<Cfg, std::void_t<decltype(Cfg::raster_cols)>> {
+  static constexpr int value = Cfg::raster_cols;
+};
 template <class P, class Cfg, class = void> struct schedule_of {
   using type = ring_schedule<P, Cfg::stages>;
 };
@@ -53,10 +62,11 @@ template <class P, class Cfg> struct gemm_config_of {
   static constexpr int units_m = Cfg::warps_m, units_n = Cfg::warps_n;
   static constexpr int WM = BM / units_m, WN = BN / units_n;  // one unit's C tile
   static constexpr int raster_group = contract_detail::raster_group_of<Cfg>::value;
+  static constexpr int raster_cols = contract_detail::raster_cols_of<Cfg>::value;
 
   static_assert(valid_atom<atom>(), "gemm_config: the atom's maps must cover A, B and C (atom_traits.hpp)");
-  static_assert(BM > 0 && BN > 0 && BK > 0 && stages >= 1 && raster_group >= 1,
-                "gemm_config: BM, BN, BK, stages and raster_group must be positive");
+  static_assert(BM > 0 && BN > 0 && BK > 0 && stages >= 1 && raster_group >= 1 && raster_cols >= 1,
+                "gemm_config: BM, BN, BK, stages, raster_group and raster_cols must be positive");
   static_assert(BM % units_m == 0 && BN % units_n == 0, "gemm_config: the units must split the block tile evenly");
   static_assert(WM % atom::M == 0 && WN % atom::N == 0 && BK % atom::K == 0,
                 "gemm_config: a unit's tile and BK must be multiples of the atom's M, N and K");

@@ -15,13 +15,27 @@
 //   static int tiles(p), layers(p);        work = tiles × layers (layers: batch entries)
 //   static work work_at(p, tile, layer)    the op's tile order (its rasterisation)
 //   static int steps(p, w)                 pipeline steps of a work unit (K tiles)
+//   optional: static int run_end(p, tile)  the end of the raster's run holding `tile`: tiles
+//                                          [first of the run, run_end) share operand tiles; a
+//                                          schedule that runs tiles in groups (the CPU's
+//                                          packed_schedule) cuts its groups at run ends; with it
+//     template <int I> static constexpr int run_tiles: the tiles of operand I that a run's
+//                                          units, in id order within one step, use before one
+//                                          is used again (default 1); a schedule that keeps
+//                                          that many of them copies each once a step
 //   optional: static constexpr int paired_operand;  static bool paired(w0, w1)
 //                                          for schedules that run units 2i and 2i + 1 in a
 //                                          block pair: whether operand paired_operand's tiles
 //                                          are the same for both at every step (then one copy
 //                                          serves both blocks); such units have equal steps
 //   load(ld, stage, p, w, step)            fills a stage: ld.template copy<I>(dst, src, row0, col0, layer)
-//                                          per operand I (src: the gmatrix of that layer)
+//                                          per operand I (src: the gmatrix of that layer), one copy
+//                                          per operand, none but through ld (a schedule may run it
+//                                          with a loader that only records what would be copied)
+//   optional: static stage stage_of(char* const* tiles)   the stage whose operand I's tile
+//                                          (operand_tile<I>) starts at tiles[I], for schedules
+//                                          that keep each operand's tiles in slots of their own
+//                                          (packed_schedule: several B tiles of a step at once)
 //   struct state;                          a consumer's registers (accumulators)
 //   start(u, state, p, w)                  before the first step
 //   optional: static constexpr int resident_bytes;   shared bytes kept for a whole
@@ -43,7 +57,8 @@
 //   template <int I> static global_operand<T> operand(p), output(p);  operand_count, output_count;
 //   template <int I> using operand_tile;   (schedules with a copy engine: the extents and layer
 //                                          strides of inputs and outputs, for tensor maps; an op
-//                                          whose epilogue stores through the policy names no output)
+//                                          whose epilogue stores through the policy names no output;
+//                                          packed_schedule sizes its operand slots by operand_tile)
 //   optional: static constexpr int resident_operands;   operands 0 .. resident_operands − 1
 //                                          are the ones load_resident copies, the others load()'s
 //                                          (default 0); a copy engine counts each group's bytes
@@ -108,6 +123,17 @@ template <class Op, class = void> struct split_steps_of {
 };
 template <class Op> struct split_steps_of<Op, std::void_t<decltype(Op::split_steps)>> {
   static constexpr bool value = Op::split_steps;
+};
+// Whether the op says where its raster's runs end (run_end).
+template <class Op, class = void> struct run_ends_of : std::false_type {};
+template <class Op>
+struct run_ends_of<Op, std::void_t<decltype(Op::run_end(std::declval<const typename Op::problem&>(), 0))>>
+    : std::true_type {};
+template <class Op, int I, class = void> struct run_tiles_of {
+  static constexpr int value = 1;
+};
+template <class Op, int I> struct run_tiles_of<Op, I, std::void_t<decltype(Op::template run_tiles<I>)>> {
+  static constexpr int value = Op::template run_tiles<I>;
 };
 template <class Op, class = void> struct grouped_layers_of {
   static constexpr bool value = false;

@@ -8,8 +8,9 @@
 //     A (BM × BK): MR-row panels, k-major:  (r, k) -> (r/MR)·MR·BK + k·MR + r%MR
 //     B (BK × BN): NR-col panels, k-major:  (k, n) -> (n/NR)·BK·NR + k·NR + n%NR
 //   on the policy's MR × NR register-blocked atom, run by packed_schedule
-//   (schedule_packed.hpp) over raster groups of `group` block rows, so a
-//   step's packed B tile serves every row block of its column strip. The
+//   (schedule_packed.hpp) over the raster's runs of run_rows × run_cols
+//   blocks, so a step's packed B tile serves every row block of the run and
+//   its packed A tile every column block. The
 //   shapes per ISA (simd_tuning) are in policy_avx2.hpp / policy_avx512.hpp;
 //   bench/notes/cpu_gemm.md explains them.
 #pragma once
@@ -33,10 +34,15 @@ template <class TIn> struct scalar_gemm_config {
   using layout_b = std::conditional_t<NContiguous, row_major<BK, BN>, col_major<BK, BN>>;
 };
 
-// Block and micro-tile shape of a SIMD path (chosen per ISA in gemm_avx*.cpp).
-// group: work units the GEMM's packed_schedule runs together (schedule_packed.hpp).
-template <int MR_, int NR_, int BM_, int BN_, int BK_, int Stages_, int Group_ = 8> struct simd_tuning {
-  static constexpr int MR = MR_, NR = NR_, BM = BM_, BN = BN_, BK = BK_, stages = Stages_, group = Group_;
+// Block and micro-tile shape of a SIMD path (chosen per ISA in policy_avx*.hpp).
+// RunRows × RunCols: the raster's runs of block rows × block columns
+// (ops/gemm/kernel.hpp) that the GEMM's packed_schedule runs together as one
+// group (schedule_packed.hpp): each A tile of a step packed once for RunCols
+// units, each B tile once for RunRows.
+template <int MR_, int NR_, int BM_, int BN_, int BK_, int Stages_, int RunRows_ = 8, int RunCols_ = 4>
+struct simd_tuning {
+  static constexpr int MR = MR_, NR = NR_, BM = BM_, BN = BN_, BK = BK_, stages = Stages_;
+  static constexpr int run_rows = RunRows_, run_cols = RunCols_, group = RunRows_ * RunCols_;
 };
 
 // Packed panels: `Lines` lines of `Depth` elements, grouped P lines to a panel,
@@ -82,11 +88,12 @@ template <class P, class Tuning> struct simd_gemm_config {
   static constexpr int warps_m = 1, warps_n = 1, stages = Tuning::stages;
   template <bool KContiguous> using layout_a = packed_a<BM, BK, Tuning::MR>;
   template <bool NContiguous> using layout_b = packed_b<BK, BN, Tuning::NR>;
-  // Goto-style reuse of the packed B tile across the row blocks of a column
-  // strip: the schedule's group is the op's raster group (block rows per
-  // strip, ops/gemm/kernel.hpp work_at), so a group of consecutive work units
-  // shares one B tile per step.
-  static constexpr int raster_group = Tuning::group;
+  // Goto-style reuse of the packed tiles: the schedule's group is one run of
+  // the op's raster (run_rows block rows × run_cols block columns,
+  // ops/gemm/kernel.hpp raster_at), so within a step the run's units share
+  // each A tile along a row and each B tile down a column; the run's B tiles
+  // of a step all stay packed while its rows pass (the op's run_tiles).
+  static constexpr int raster_group = Tuning::run_rows, raster_cols = Tuning::run_cols;
   using schedule = packed_schedule<P, Tuning::group>;
 };
 

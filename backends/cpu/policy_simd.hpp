@@ -13,10 +13,11 @@
 //                 the whole packed K chunk (W = float lanes of Arch)
 //   store         epilogue alpha / beta (C not read when beta == 0), masked
 //                 edges, fp32 / fp16 / bf16 out rounded like core/element.hpp
-//   schedule      packed_schedule (schedule_packed.hpp): groups of `group`
-//                 work units run step-major through one stage, so the packed
-//                 B tile of a step is reused by every row block of its column
-//                 strip instead of being packed again for each
+//   schedule      packed_schedule (schedule_packed.hpp): the raster's runs of
+//                 block rows × block columns run step-major as one group, so
+//                 a step's packed A tile is reused along its row of the run
+//                 and its packed B tiles down their columns, instead of being
+//                 packed again for each unit
 // Every fast path computes what the generic op computes on the same layouts
 // and atom (fma per k, in k order; zeros in the padding).
 //
@@ -183,7 +184,7 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
           context ctx{0, shape.grid_z, 0, thread_arena(bytes)};
           for (long first = next.load(std::memory_order_relaxed);;) {
             if (first >= blocks) return;
-            const long end = schedule::claim_end(first, blocks, workers);
+            const long end = schedule::template claim_end<typename Kernel::op>(params, first, blocks, workers);
             if (!next.compare_exchange_weak(first, end, std::memory_order_relaxed)) continue;  // first reloaded
             schedule::template run_range<typename Kernel::op>(ctx, params, first, end);
             first = next.load(std::memory_order_relaxed);
@@ -210,10 +211,10 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
 
   // The calling thread's arena for ranged kernels, at least `bytes` long. It
   // lives as long as the thread and only grows (to the largest smem_bytes + 64
-  // of the ranged kernels the thread ran: 1.09 MiB for the AVX-512 / AVX2
-  // GEMM, whatever the problem size), so repeated calls reuse pages that are
-  // already mapped: a fresh 1.1 MiB buffer per launch costs ~270 page faults,
-  // 5-9 % of a 512^3 GEMM. run_range() never yields to oneTBB, so one thread
+  // of the ranged kernels the thread ran: 3.88 MiB for the AVX-512 / AVX2
+  // GEMM, whatever the problem size; a call touches only the slots and states
+  // it uses), so repeated calls reuse pages that are already mapped: a fresh
+  // 1.1 MiB buffer per launch cost ~270 page faults, 5-9 % of a 512^3 GEMM. run_range() never yields to oneTBB, so one thread
   // never has two claims in flight on its arena.
   static char* thread_arena(std::size_t bytes) {
     static thread_local simd_arena<Arch> arena;

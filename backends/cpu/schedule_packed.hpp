@@ -1,60 +1,72 @@
 // tessel/cpu/schedule_packed.hpp — the CPU's Goto-style schedule: a packed operand tile is reused
 // by every work unit that needs it, instead of being packed again for each.
 //
-// packed_schedule<P, Group> runs an op's stage bodies (core/pipeline.hpp) like
-// ring_schedule does, with the same interface (params, warps, shape, prepare,
-// run, stage_align, loader), but it runs a *group* of up to Group consecutive
-// work ids of one layer together, step-major:
+// packed_schedule<P, Group> runs an op's stage bodies (core/pipeline.hpp)
+// like ring_schedule does, with the same interface (params, warps, shape,
+// prepare, run, stage_align, loader), but it runs a *group* of up to Group
+// consecutive work ids of one layer together, step-major:
 //
 //   for step k = 0 .. max steps:    for each unit u (serpentine order):
 //                                       start(u) if k is its first step
-//                                       load(u, k) into the one stage   <- copies that hit are skipped
+//                                       pick a slot per operand     <- the one holding u's tile, if any
+//                                       load(u, k) into those slots <- copies that hit are skipped
 //                                       compute(u, k); retire<0>(u)
 //                                       finish(u) if k is its last step
 //
-// Every load goes through a loader that remembers, per operand index I, what
-// the stage's operand tile holds: the key (I, source pointer, extents,
-// strides, row0, col0, layer, destination). A copy whose key equals the one
-// the tile already holds is skipped. The op's raster (ops/gemm/kernel.hpp,
-// work_at) orders ids so that runs of consecutive ids share the operand that
-// depends only on (step, column strip) — for the GEMM the BK × BN B tile — so
-// within a group that tile is packed once per step and reused while it is hot
-// in L2 by every row block of the strip (GotoBLAS: the packed B panel is
-// reused across the A blocks; the micro-kernel is unchanged). Operands that
-// change from unit to unit (the GEMM's A tile) are packed for each, as before.
-// Nothing here knows what the op computes: reuse falls out of the keys, and a
-// group that straddles a strip boundary is only slower, never wrong.
+// Each operand I that load() copies has a pool of slots of its own, as many
+// as the op's run_tiles<I> (default 1: core/pipeline.hpp); a unit's stage is assembled from one slot per operand (Op::stage_of). Before a
+// unit's load the schedule asks the op which source tile each copy would read
+// (load() run through a probe loader that records the copies' keys: operand
+// I, source pointer, extents, strides, row0, col0, layer) and takes, per
+// operand, the slot that already holds that tile, else the least recently
+// used one; the real copy into a slot that holds its tile is skipped. The
+// op's raster (ops/gemm/kernel.hpp, work_at) orders ids in runs of R block
+// rows × S block columns, row by row (run_end says where a run ends; groups
+// are cut there), so within a step each A tile is packed once for the S units
+// of its row and each of the S B tiles once for the R rows (GotoBLAS: a packed
+// B panel of S · BN columns is reused by every A block, and each A block is
+// packed once per panel; the micro-kernel is unchanged): run_tiles is 1 for A
+// and S for B, so the S B tiles of a step stay in their slots for all R rows.
+// Nothing here knows
+// what the op computes: reuse falls out of the keys, and a group whose units
+// share less is only slower, never wrong.
 //
 // Each unit's arithmetic is exactly the ring's: the same tiles in the same
 // step order into its own state, so results are bit-identical to
 // ring_schedule. Requirements on the op: work units are independent (true of
 // any op that a grid of blocks may run in any order), compute() does not write
-// the operand tiles it reads (it "consumes" the stage), and the sources do not
-// change during a launch.
+// the operand tiles it reads (it "consumes" the stage), the sources do not
+// change during a launch, and it names its operands (operand_count,
+// operand_tile<I>, resident_operands) and assembles a stage from their tiles
+// (stage_of).
 //
 // Memory (per worker thread, the launcher's arena; independent of M, N, K and
-// batch): one stage (Op::stage_bytes), Group resident slots (Op::resident_bytes,
-// for ops that keep tiles for a whole unit; none for the GEMM) and Group states
-// (Op::state, the accumulators), each rounded up to 64 bytes. The AVX-512 and
-// AVX2 GEMM (any input type; tiles are fp32): stage 128×256 + 256×192 floats +
-// tails = 327,936 B, state 128×192 floats = 98,304 B, Group 8: 1,114,368 B
-// (1088.25 KiB) per worker. The ring used 2 stages = 655,872 B of arena plus
-// the 98,304 B state on the worker's stack. The loader's keys live on the
-// stack and are forgotten at the end of each group.
+// batch): run_tiles<I> tiles of each stage operand I (operand_tile<I>,
+// rounded up to stage_align), Group resident slots (Op::resident_bytes, for ops that keep
+// tiles for a whole unit; none for the GEMM) and Group states (Op::state, the
+// accumulators), each rounded up to 64 bytes. The AVX-512 and AVX2 GEMM (any
+// input type; tiles are fp32; runs of 8 × 4 blocks): one A slot of 128×256 +
+// tail floats = 131,200 B, four B slots of 256×192 + tail = 196,736 B, 32
+// states of 128×192 floats (+ a flag) = 98,368 B: 4,065,920 B (3.88 MiB) per
+// worker.
+// The schedule's slot keys live on the stack and are forgotten at the end of
+// each group.
 //
 // Parallelism: a launcher that knows this schedule (simd_policy::launch) runs
 // one oneTBB task per worker; each takes claims of the flat work space
 // [0, tiles × layers) from one shared counter (claim_end: whole groups, then
 // a shrinking tail) and calls run_range() on each claim; run_range() cuts a
-// claim into groups at multiples of Group (so that groups line up with the
-// op's raster strips) and at layer boundaries. A plain per-block launcher
-// (cpu::launch) may also run it: run() is one unit.
+// claim into groups at the op's run ends (or multiples of Group) and at
+// layer boundaries. A plain per-block launcher (cpu::launch) may also run it:
+// run() is one unit.
 //
 // ODR: every function is a member of this template on P (the per-Arch policy),
 // so the AVX2 and AVX-512 objects never share an out-of-line instantiation.
 #pragma once
 #include <cstdint>
 #include <new>
+#include <type_traits>
+#include <utility>
 
 #include "tessel/core/global_tile.hpp"
 #include "tessel/core/pipeline.hpp"
@@ -65,39 +77,66 @@ namespace tessel::cpu {
 template <class P, int Group> struct packed_schedule {
   static_assert(Group >= 1, "packed_schedule: a group holds at least one work unit");
   static constexpr int group = Group;
-  static constexpr int stage_align = 128;  // bytes: every stage and operand tile starts so aligned
+  static constexpr int max_slots = 16;     // slots of one operand
+  static constexpr int stage_align = 128;  // bytes: every operand tile starts so aligned
   static constexpr bool ranged = true;     // a launcher may hand run_range() claims of work ids
-  static constexpr int max_operands = 8;   // operand indices I a loader remembers
+  static constexpr int max_operands = 8;   // operand indices I the schedule tracks
 
-  // What an operand tile of the stage holds (valid = false: unknown).
+  // What an operand tile holds (valid = false: unknown). dst is the tile the
+  // copy writes (null in a probe's record of what a copy would read).
   struct copy_key {
     const void* src;
     const void* dst;
     std::int64_t row_stride, col_stride;
     int rows, cols, row0, col0, layer;
     bool valid;
-    bool same(const copy_key& o) const {
-      return valid && o.valid && src == o.src && dst == o.dst && row_stride == o.row_stride &&
-             col_stride == o.col_stride && rows == o.rows && cols == o.cols && row0 == o.row0 && col0 == o.col0 &&
-             layer == o.layer;
+    bool same_source(const copy_key& o) const {
+      return valid && o.valid && src == o.src && row_stride == o.row_stride && col_stride == o.col_stride &&
+             rows == o.rows && cols == o.cols && row0 == o.row0 && col0 == o.col0 && layer == o.layer;
+    }
+    bool same(const copy_key& o) const { return same_source(o) && dst == o.dst; }
+  };
+  template <class Src>
+  static copy_key key_of(const void* dst, const gmatrix<Src>& src, int row0, int col0, int layer) {
+    return {src.ptr, dst, src.row_stride, src.col_stride, src.rows, src.cols, row0, col0, layer, true};
+  }
+
+  // The probe: records which source tile each of load()'s copies would read.
+  struct probe {
+    copy_key* want;  // [max_operands]
+    template <int I, class Dst, class Src>
+    void copy(Dst, const gmatrix<Src>& src, int row0, int col0, int layer) {
+      static_assert(I >= 0 && I < max_operands, "packed_schedule: operand index out of range");
+      want[I] = key_of(nullptr, src, row0, col0, layer);
     }
   };
 
-  // The loader: a block-scope copy through the policy, skipped where the
-  // destination tile already holds exactly that source tile.
+  // The loader: a block-scope copy through the policy into the slot chosen for
+  // operand I (its key in held[I]), skipped where that slot holds the tile.
   template <class Ctx> struct loader {
     Ctx& ctx;
-    copy_key* held;  // [max_operands]
-    long* packed;    // copies done (statistics for tests; may be null)
+    copy_key** held;  // [max_operands]
+    long* packed;     // copies done (statistics for tests; may be null)
     template <int I, class Dst, class Src>
     void copy(Dst dst, const gmatrix<Src>& src, int row0, int col0, int layer) {
       static_assert(I >= 0 && I < max_operands, "packed_schedule: operand index out of range");
-      const copy_key key{src.ptr,  dst.data, src.row_stride, src.col_stride, src.rows,
-                         src.cols, row0,     col0,           layer,          true};
-      if (held[I].same(key)) return;
-      held[I].valid = false;  // in case load throws half-way
+      const copy_key key = key_of(dst.data, src, row0, col0, layer);
+      copy_key& h = *held[I];
+      if (h.same(key)) return;
+      h.valid = false;  // in case load throws half-way
       P::load(ctx, dst, src, row0, col0);
-      held[I] = key;
+      h = key;
+      if (packed) ++*packed;
+    }
+  };
+
+  // The resident copies (a unit's own tiles, load_resident): always made.
+  template <class Ctx> struct resident_loader {
+    Ctx& ctx;
+    long* packed;
+    template <int I, class Dst, class Src>
+    void copy(Dst dst, const gmatrix<Src>& src, int row0, int col0, int /*layer*/) {
+      P::load(ctx, dst, src, row0, col0);
       if (packed) ++*packed;
     }
   };
@@ -114,13 +153,38 @@ template <class P, int Group> struct packed_schedule {
   template <class Op> using params = typename Op::problem;
   template <class Op> static constexpr int warps = Op::units * Op::unit::warps;
 
-  // Arena layout: [stage | Group resident slots | Group states]; resident
-  // slots (an op's shared bytes kept for a whole unit, core/pipeline.hpp) are
+  // Arena layout: [operand first's slots | ... | operand last's |
+  // Group resident slots | Group states]; tiles and resident slots are
   // stage_align-aligned, state slots 64-byte aligned.
   static constexpr int round_up(long bytes, int to) { return int((bytes + to - 1) / to * to); }
+  template <class Op> static constexpr int first = resident_operands_of<Op>::value;  // the first stage operand
+  template <class Op, int I> static constexpr int tile_bytes() {
+    using T = typename Op::template operand_tile<I>;
+    return round_up(long(sizeof(typename T::value_type)) * T::size, stage_align);
+  }
+  // bytes[I]: one tile of operand I; slots[I]: how many; pool[I]: byte offset of its slots
+  // (resident operands: none); pool[operand_count]: their end.
+  struct pool_table {
+    int bytes[max_operands + 1], slots[max_operands + 1], pool[max_operands + 1];
+  };
+  template <class Op, int... I> static constexpr pool_table pools_of(std::integer_sequence<int, I...>) {
+    pool_table t{};
+    int at = 0;
+    ((t.bytes[I] = I >= first<Op> ? tile_bytes<Op, I>() : 0, t.slots[I] = I >= first<Op> ? run_tiles_of<Op, I>::value : 0,
+      t.pool[I] = at, at += t.slots[I] * t.bytes[I]),
+     ...);
+    t.pool[sizeof...(I)] = at;
+    return t;
+  }
+  template <class Op>
+  static constexpr pool_table pools = pools_of<Op>(std::make_integer_sequence<int, Op::operand_count>{});
+  template <class Op> static constexpr int max_slots_of() {
+    int most = 1;
+    for (int i = 0; i < Op::operand_count; ++i) most = pools<Op>.slots[i] > most ? pools<Op>.slots[i] : most;
+    return most;
+  }
   template <class Op> static constexpr int resident = resident_bytes_of<Op>::value;
-  template <class Op> static constexpr int stage_offset = 0;
-  template <class Op> static constexpr int resident_offset = round_up(Op::stage_bytes, stage_align);
+  template <class Op> static constexpr int resident_offset = pools<Op>.pool[Op::operand_count];
   template <class Op> static constexpr int resident_stride = round_up(resident<Op>, stage_align);
   template <class Op> static constexpr int states_offset = resident_offset<Op> + Group * resident_stride<Op>;
   template <class Op> static constexpr int state_stride = round_up(long(sizeof(typename Op::state)), 64);
@@ -129,7 +193,9 @@ template <class P, int Group> struct packed_schedule {
   template <class Op> static launch_shape shape(const typename Op::problem& p) {
     static_assert(warps<Op> == 1, "packed_schedule: a CPU block is one thread (one unit of one warp)");
     static_assert(alignof(typename Op::state) <= 64, "packed_schedule: state slots are 64-byte aligned");
-    static_assert(Op::stage_bytes % stage_align == 0, "packed_schedule: stage_bytes must be a multiple of stage_align");
+    static_assert(Op::operand_count <= max_operands && first<Op> < Op::operand_count,
+                  "packed_schedule: the op names 1 .. max_operands operands, at least one of them loaded per step");
+    static_assert(max_slots_of<Op>() <= max_slots, "packed_schedule: an operand's run_tiles exceeds max_slots");
     launch_shape s;
     s.grid_x = Op::tiles(p);
     s.grid_z = Op::layers(p);
@@ -139,26 +205,38 @@ template <class P, int Group> struct packed_schedule {
   }
   template <class Op> static const typename Op::problem& prepare(const typename Op::problem& p) { return p; }
 
+  // The end of the group that starts at tile x of a layer of `tiles`: the
+  // op's run end (core/pipeline.hpp, run_end) or the next multiple of Group,
+  // at most Group tiles on.
+  template <class Op> static long group_end(const typename Op::problem& p, int x, int tiles) {
+    long end = (x / Group + 1) * long(Group);
+    if constexpr (run_ends_of<Op>::value) end = Op::run_end(p, x);
+    if (end > x + long(Group)) end = x + long(Group);
+    return end < tiles ? end : tiles;
+  }
+
   // The end of the next claim of work ids, starting at `next`, for a
   // launcher whose `threads` workers take claims from one shared counter.
   // With one worker, or while at least two groups per worker remain, a claim
-  // is the rest of the current group (a whole, aligned group once the counter
-  // is aligned): every group runs whole on one worker and gets all its reuse.
-  // The tail is claimed in pieces of remaining / threads ids (at least one,
-  // never across a group boundary), so that workers finish together even
-  // where units cost unequal amounts (the partial tiles of the last row and
-  // column strips): a tail piece costs one more copy of a shared tile per
-  // step, an unequal finish costs whole work units.
-  static long claim_end(long next, long blocks, int threads) {
+  // is the rest of the current group (a whole group once the counter stands
+  // at a group's start): every group runs whole on one worker and gets all
+  // its reuse. The tail is claimed in pieces of remaining / threads ids (at
+  // least one, never across a group's end), so that workers finish together
+  // even where units cost unequal amounts (the partial tiles of the last row
+  // and column strips): a tail piece costs more copies of shared tiles, an
+  // unequal finish costs whole work units.
+  template <class Op> static long claim_end(const typename Op::problem& p, long next, long blocks, int threads) {
+    const long tiles = Op::tiles(p);
+    const long layer0 = next - next % tiles;
+    const long end_of_group = layer0 + group_end<Op>(p, int(next - layer0), int(tiles));
     const long remaining = blocks - next;
-    const long group_end = next - next % Group + Group;
     long len = remaining;
     if (threads > 1 && remaining < 2L * threads * Group) {
       len = (remaining + threads - 1) / threads;
       if (len < 1) len = 1;
     }
     long end = next + len;
-    if (end > group_end) end = group_end;
+    if (end > end_of_group) end = end_of_group;
     return end < blocks ? end : blocks;
   }
 
@@ -171,34 +249,64 @@ template <class P, int Group> struct packed_schedule {
 
   // Work ids [first, last) of the flat space id = layer · tiles + tile, in groups.
   template <class Op, class Ctx>
-  static void run_range(Ctx& ctx, const typename Op::problem& p, long first, long last, long* packed = nullptr) {
+  static void run_range(Ctx& ctx, const typename Op::problem& p, long first_id, long last, long* packed = nullptr) {
     const long tiles = Op::tiles(p);
     if (tiles <= 0) return;
-    for (long id = first; id < last;) {
+    for (long id = first_id; id < last;) {
       const int z = int(id / tiles);
       const int x0 = int(id - z * tiles);
-      long end = (x0 / Group + 1) * long(Group);  // next group boundary of this layer
-      if (end > tiles) end = tiles;
+      long end = group_end<Op>(p, x0, int(tiles));
       if (end - x0 > last - id) end = x0 + (last - id);
       run_group<Op>(ctx, p, z, x0, int(end), packed);
       id += end - x0;
     }
   }
 
-  // Work units x0 .. x1 − 1 (at most Group) of layer z, step-major through one stage.
+  // The operand slots of one group: per stage operand, its slots' keys and
+  // when each was last taken.
+  struct slot_pool {
+    copy_key key[max_operands][max_slots] = {};
+    long used[max_operands][max_slots] = {};
+    long clock = 0;
+    copy_key spare{};  // held[I] of an operand the probe saw no copy of
+    // The slot (of `slots`) of operand i for the tile `want`: the one holding
+    // it, else the least recently used.
+    int take(int i, int slots, const copy_key& want) {
+      int pick = 0;
+      for (int j = 0; j < slots; ++j) {
+        if (key[i][j].same_source(want)) {
+          pick = j;
+          break;
+        }
+        if (used[i][j] < used[i][pick]) pick = j;
+      }
+      used[i][pick] = ++clock;
+      return pick;
+    }
+  };
+
+  // Work units x0 .. x1 − 1 (at most Group) of layer z, step-major.
   template <class Op, class Ctx>
   static void run_group(Ctx& ctx, const typename Op::problem& p, int z, int x0, int x1, long* packed) {
     using state = typename Op::state;
     using work = typename Op::work;
+    constexpr int n_ops = Op::operand_count;
     const int n = x1 - x0;
     auto u = [&] {
       if constexpr (Op::unit::warps == 1) return Ctx(ctx);
       else return unit_context<Ctx, typename Op::unit, P::lanes>(ctx, ctx.warp() / Op::unit::warps);
     }();
     char* smem = ctx.smem();
-    const auto stg = Op::stage_at(smem + stage_offset<Op>);
-    copy_key held[max_operands] = {};  // nothing held (valid = false)
+    constexpr pool_table table = pools<Op>;
+    slot_pool pool;
+    copy_key want[max_operands] = {};
+    copy_key* held[max_operands] = {};
+    char* bases[max_operands] = {};
+    for (int i = first<Op>; i < n_ops; ++i) bases[i] = smem + table.pool[i];
+    const auto probe_stage = Op::stage_of(bases);  // slot 0 of each operand: the probe never writes it
+    probe pr{want};
     loader<Ctx> ld{ctx, held, packed};
+    resident_loader<Ctx> rld{ctx, packed};
     storer out;
 
     // A unit's state is started just before its first step and finished right
@@ -208,13 +316,13 @@ template <class P, int Group> struct packed_schedule {
     state* st[Group] = {};
     auto slot = [&](int i) { return smem + states_offset<Op> + i * state_stride<Op>; };
     // Start unit i (as ring_schedule does: its resident tiles, if any, are
-    // filled together with its first step's copies).
+    // copied together with its first step's).
     auto start = [&](int i) {
       st[i] = new (slot(i)) state;
       if constexpr (resident<Op> > 0) {
         char* res = smem + resident_offset<Op> + i * resident_stride<Op>;
         Op::start(u, *st[i], p, w[i], res);
-        Op::load_resident(ld, res, p, w[i]);
+        Op::load_resident(rld, res, p, w[i]);
       } else {
         Op::start(u, *st[i], p, w[i]);
       }
@@ -235,6 +343,19 @@ template <class P, int Group> struct packed_schedule {
         const int i = k % 2 == 0 ? j : n - 1 - j;  // serpentine: the last unit of a step is the first of the next
         if (k >= steps[i]) continue;
         if (k == 0) start(i);
+        // Which tiles this step reads, and the slot of each.
+        for (int o = first<Op>; o < n_ops; ++o) want[o].valid = false;
+        Op::load(pr, probe_stage, p, w[i], k);
+        for (int o = first<Op>; o < n_ops; ++o) {
+          if (!want[o].valid) {
+            held[o] = &pool.spare;
+            continue;
+          }
+          const int s = pool.take(o, table.slots[o], want[o]);
+          held[o] = &pool.key[o][s];
+          bases[o] = smem + table.pool[o] + s * table.bytes[o];
+        }
+        const auto stg = Op::stage_of(bases);
         Op::load(ld, stg, p, w[i], k);
         P::commit();
         P::template wait<0>();
@@ -242,7 +363,7 @@ template <class P, int Group> struct packed_schedule {
         describe_step<Op>(u, *st[i], stg, p, w[i], k);
         Op::compute(u, *st[i], stg, p, w[i], k);
         Op::template retire<0>(u, *st[i]);
-        ctx.sync();  // the stage is free for the next load
+        ctx.sync();  // the slots are free for the next load
         if (k == steps[i] - 1) {
           Op::finish(u, out, *st[i], p, w[i]);
           st[i]->~state();

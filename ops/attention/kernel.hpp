@@ -109,6 +109,10 @@ template <class P, class T, int D> struct attention_stages {
   TESSEL_HOST_DEVICE static stage stage_at(char* base) {
     return {tile_kt{reinterpret_cast<smem_t*>(base)}, tile_v{reinterpret_cast<smem_t*>(base + kt_bytes)}};
   }
+  // The stage of a Kᵀ and a V tile kept apart (tiles[1], tiles[2]: schedules with operand slots).
+  TESSEL_HOST_DEVICE static stage stage_of(char* const* tiles) {
+    return {tile_kt{reinterpret_cast<smem_t*>(tiles[1])}, tile_v{reinterpret_cast<smem_t*>(tiles[2])}};
+  }
   struct work {
     int b, head, kv_head, q0, kv_tiles;
   };

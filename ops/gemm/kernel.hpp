@@ -61,6 +61,10 @@ template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_stages 
   TESSEL_HOST_DEVICE static stage stage_at(char* base) {
     return {tile_a{reinterpret_cast<smem_t*>(base)}, tile_b{reinterpret_cast<smem_t*>(base + a_bytes)}};
   }
+  // The stage of an A tile and a B tile kept apart (tiles[0], tiles[1]: schedules with operand slots).
+  TESSEL_HOST_DEVICE static stage stage_of(char* const* tiles) {
+    return {tile_a{reinterpret_cast<smem_t*>(tiles[0])}, tile_b{reinterpret_cast<smem_t*>(tiles[1])}};
+  }
 
   struct work {
     int bm, bn, layer;
@@ -69,16 +73,38 @@ template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_stages 
     return (p.c.cols + BN - 1) / BN * ((p.c.rows + BM - 1) / BM);
   }
   TESSEL_HOST_DEVICE static int layers(const problem& p) { return p.batch; }
-  // Raster: tiles walk C in column strips of `group` block-rows so that
-  // consecutive tiles share B tiles (and A tiles) in cache.
-  TESSEL_HOST_DEVICE static work work_at(const problem& p, int id, int layer) {
+  // Raster: tiles walk C in bands of R = raster_group block rows; a band in
+  // runs of R rows × S = raster_cols block columns (the band's last run
+  // narrower where S does not divide its columns), a run row by row, so that
+  // consecutive tiles share B tiles (the R rows of a column) and A tiles (the
+  // S columns of a row). S = 1: a band column by column, down its rows.
+  static constexpr int raster_rows = config::raster_group, raster_cols = config::raster_cols;
+  struct raster_pos {
+    int bm, bn, run_end;  // the tile's block row and column; the id after its run
+  };
+  TESSEL_HOST_DEVICE static raster_pos raster_at(const problem& p, int id) {
     const int tiles_m = (p.c.rows + BM - 1) / BM, tiles_n = (p.c.cols + BN - 1) / BN;
-    constexpr int group = config::raster_group;
-    const int strip = id / (group * tiles_n);
-    const int rows_in_strip = tiles_m - strip * group < group ? tiles_m - strip * group : group;
-    const int in_strip = id - strip * group * tiles_n;
-    return {strip * group + in_strip % rows_in_strip, in_strip / rows_in_strip, layer};
+    constexpr int R = raster_rows, S = raster_cols;
+    const int band = id / (R * tiles_n);
+    const int rows = tiles_m - band * R < R ? tiles_m - band * R : R;  // block rows of this band
+    const int in_band = id - band * R * tiles_n;
+    if constexpr (S == 1) {
+      return {band * R + in_band % rows, in_band / rows, id - in_band % rows + rows};
+    } else {
+      const int run = in_band / (rows * S);
+      const int cols = tiles_n - run * S < S ? tiles_n - run * S : S;  // block columns of this run
+      const int in_run = in_band - run * rows * S;
+      return {band * R + in_run / cols, run * S + in_run % cols, id - in_run + rows * cols};
+    }
   }
+  TESSEL_HOST_DEVICE static work work_at(const problem& p, int id, int layer) {
+    const raster_pos r = raster_at(p, id);
+    return {r.bm, r.bn, layer};
+  }
+  TESSEL_HOST_DEVICE static int run_end(const problem& p, int id) { return raster_at(p, id).run_end; }
+  // Within a step, a run's units take one A tile at a time (its row's) and
+  // its S B tiles in turn, row after row.
+  template <int I> static constexpr int run_tiles = I == 0 ? 1 : raster_cols;
   TESSEL_HOST_DEVICE static int steps(const problem& p, const work&) { return (p.a.cols + BK - 1) / BK; }
   // For schedules that run units in cluster pairs: consecutive units of the
   // raster are vertically adjacent C tiles, which read the same B tiles.

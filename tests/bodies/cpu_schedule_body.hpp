@@ -12,11 +12,13 @@
 //     inputs — edges, batches (B shared across the batch too), transposes,
 //     fp32 / bf16 / fp16 in, fp32 / fp16 out, beta 0 over NaN and beta != 0,
 //     K = 0, 1 and 3 threads;
+//   * the raster: runs of block rows × block columns covering every tile once;
 //   * the reuse itself: the number of operand copies the packed schedule
-//     makes on one thread equals one A copy per (work unit, step) and one B
-//     copy per (column strip of a group, step).
+//     makes on one thread equals, per run of the raster and step, one copy
+//     of each A tile (block row) and of each B tile (block column) in it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -89,8 +91,9 @@ struct attn_ring_policy : packed_policy {
   };
 };
 
-static_assert(std::is_same_v<typename ops::gemm_stages<packed_policy, float, float, true, true>::config::schedule,
-                             cpu::packed_schedule<packed_policy, 8>>,
+template <class S> struct is_packed_schedule : std::false_type {};
+template <class P, int G> struct is_packed_schedule<cpu::packed_schedule<P, G>> : std::true_type {};
+static_assert(is_packed_schedule<typename ops::gemm_stages<packed_policy, float, float, true, true>::config::schedule>::value,
               "the test's packed policy runs the packed schedule");
 static_assert(std::is_same_v<typename ops::gemm_stages<ring_policy, float, float, true, true>::config::schedule,
                              ring_schedule<ring_policy, 2>>,
@@ -180,6 +183,10 @@ std::vector<sched_case> cases() {
   add({bm + 1, bn - 1, bk - 1});
   add({8 * bm + 3, 2 * bn + 5, 2 * bk + 7});       // a full strip of 8 block rows and a partial one
   add({3 * bm, 5 * bn, bk});                         // groups spanning column strips (3 rows per strip)
+  {
+    constexpr int R = G::raster_rows, S = G::raster_cols;  // several whole runs and partial ones both ways
+    add({(2 * R + 1) * bm + 1, (2 * S + 1) * bn + 5, bk + 3});
+  }
   add({2 * bm + 1, 3 * bn, 3 * bk, 3});              // batch
   add({2 * bm, 2 * bn + 9, bk + 5, 2, false, false, true, 0.5f, 0.25f});  // B shared by the batch, beta
   add({9 * bm + 1, bn + 3, 2 * bk + 1, 1, true, false, false, 1.0f, 0.0f});
@@ -207,18 +214,67 @@ INSTANTIATE_TEST_SUITE_P(Cpu, Schedules, ::testing::ValuesIn(cases()),
                            return s;
                          });
 
-// One thread, run_range over every work id: A is copied once per (unit, step),
-// B once per (column strip within a group, step) — the reuse the schedule is for.
-TEST(PackedSchedule, CopiesEachSharedTileOncePerGroupAndStep) {
+// The GEMM's raster on this policy's config: every tile exactly once per layer,
+// and runs (run_end) of at most R × S tiles that are rectangles of block rows ×
+// block columns, taken row by row — what the packed schedule's reuse rests on.
+TEST(PackedSchedule, RasterRunsAreRectanglesCoveringEveryTileOnce) {
+  using Op = ops::gemm_stages<packed_policy, float, float, true, true>;
+  constexpr int R = Op::raster_rows, S = Op::raster_cols;
+  for (const int tiles_m : {1, R - 1, R, R + 1, 3 * R + 2})
+    for (const int tiles_n : {1, S - 1, S, S + 1, 3 * S + 2}) {
+      if (tiles_m < 1 || tiles_n < 1) continue;
+      ops::gemm_problem<float, float> p{};
+      p.c = {nullptr, tiles_m * Op::BM - 1, tiles_n * Op::BN - 3, 1, 1, false};  // partial edge tiles
+      ASSERT_EQ(Op::tiles(p), tiles_m * tiles_n);
+      std::vector<int> seen(std::size_t(tiles_m) * tiles_n, 0);
+      for (int id = 0; id < Op::tiles(p);) {
+        const int end = Op::run_end(p, id);
+        ASSERT_GT(end, id) << tiles_m << "x" << tiles_n << " id " << id;
+        ASSERT_LE(end - id, R * S);
+        const auto w0 = Op::work_at(p, id, 0);
+        int rows = 0, cols = 0;
+        for (int t = id; t < end; ++t) {
+          const auto w = Op::work_at(p, t, 0);
+          ASSERT_TRUE(w.bm >= 0 && w.bm < tiles_m && w.bn >= 0 && w.bn < tiles_n);
+          ++seen[std::size_t(w.bm) * tiles_n + w.bn];
+          EXPECT_EQ(Op::run_end(p, t), end) << "tile " << t << " of the run [" << id << ", " << end << ")";
+          rows = w.bm - w0.bm + 1 > rows ? w.bm - w0.bm + 1 : rows;
+          cols = w.bn - w0.bn + 1 > cols ? w.bn - w0.bn + 1 : cols;
+          // row by row: the t-th tile of the run is at (t / cols, t % cols) once cols is known
+        }
+        EXPECT_EQ(rows * cols, end - id) << tiles_m << "x" << tiles_n << ": run at " << id << " is no rectangle";
+        for (int t = id; t < end; ++t) {
+          const auto w = Op::work_at(p, t, 0);
+          EXPECT_EQ(w.bm - w0.bm, (t - id) / cols);
+          EXPECT_EQ(w.bn - w0.bn, (t - id) % cols);
+        }
+        id = end;
+      }
+      for (std::size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], 1) << tiles_m << "x" << tiles_n << " tile " << i;
+    }
+}
+
+// One thread, run_range over every work id: within a step, each A tile is
+// copied once per run of the raster (one copy for the run's S column blocks)
+// and each B tile once per run (one for its R row blocks) — the reuse the
+// schedule is for. Groups are the raster's runs (at most the schedule's Group).
+TEST(PackedSchedule, CopiesEachSharedTileOncePerRunAndStep) {
   if (!policy_available()) GTEST_SKIP() << "this CPU cannot run the " << policy_name << " policy";
   using Op = ops::gemm_stages<packed_policy, float, float, true, true>;
-  using S = cpu::packed_schedule<packed_policy, 8>;
+  using S = typename Op::config::schedule;
   const int bm = Op::BM, bn = Op::BN, bk = Op::BK;
   struct shape {
     int m, n, k;
   };
-  for (const shape s : {shape{16 * bm, 3 * bn, 3 * bk}, shape{3 * bm + 1, 4 * bn - 1, 2 * bk + 1}, shape{bm, bn, bk}}) {
-    std::vector<float> a(std::size_t(s.m) * s.k, 0.5f), b(std::size_t(s.k) * s.n, 0.25f), c(std::size_t(s.m) * s.n);
+  const int R = Op::raster_rows, C = Op::raster_cols;
+  for (const shape s : {shape{2 * R * bm, 3 * C * bn, 3 * bk}, shape{3 * bm + 1, (C + 1) * bn - 1, 2 * bk + 1},
+                        shape{bm, bn, bk}, shape{(R + 2) * bm, (2 * C + 1) * bn, bk + 1}}) {
+    std::mt19937_64 rng(case_seed("copies" + std::to_string(s.m) + "x" + std::to_string(s.n)));
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<float> a(std::size_t(s.m) * s.k), b(std::size_t(s.k) * s.n);
+    for (float& x : a) x = dist(rng);
+    for (float& x : b) x = dist(rng);
+    std::vector<float> c(std::size_t(s.m) * s.n, std::numeric_limits<float>::quiet_NaN());
     ops::gemm_problem<float, float> p;
     p.a = {a.data(), s.m, s.k, s.k, 1, false};
     p.b = {b.data(), s.k, s.n, s.n, 1, false};
@@ -227,32 +283,38 @@ TEST(PackedSchedule, CopiesEachSharedTileOncePerGroupAndStep) {
     p.batch = 1;
     p.alpha = 1.0f;
     p.beta = 0.0f;
-    const launch_shape sh = S::shape<Op>(p);
+    const launch_shape sh = S::template shape<Op>(p);
     std::vector<char> storage(std::size_t(sh.smem_bytes) + 4096);
     char* arena = storage.data() + (4096 - reinterpret_cast<std::uintptr_t>(storage.data()) % 4096) % 4096;
     cpu::context ctx{0, 1, 0, arena};
     long copies = 0;
-    S::run_range<Op>(ctx, p, 0, Op::tiles(p), &copies);
-    const int tiles_m = (s.m + bm - 1) / bm, tiles_n = (s.n + bn - 1) / bn, steps = (s.k + bk - 1) / bk;
-    // Expected: within a group (8 consecutive ids, keys forgotten between
-    // groups) and a step, an operand is copied when its tile differs from the
-    // previous unit's (A: another block row; B: another column strip).
-    long a_copies = 0, b_copies = 0;
-    for (int g0 = 0; g0 < Op::tiles(p); g0 += 8) {
-      int last_bm = -1, last_bn = -1;
-      for (int id = g0; id < g0 + 8 && id < Op::tiles(p); ++id) {
+    S::template run_range<Op>(ctx, p, 0, Op::tiles(p), &copies);
+    const int steps = (s.k + bk - 1) / bk;
+    // Expected: per run (a group) and step, one copy of each distinct A tile
+    // (block row) and of each distinct B tile (block column) of the run.
+    long expected = 0, units = 0;
+    for (int g0 = 0; g0 < Op::tiles(p);) {
+      const int g1 = Op::run_end(p, g0);
+      std::vector<int> rows, cols;
+      for (int id = g0; id < g1; ++id) {
         const auto w = Op::work_at(p, id, 0);
-        a_copies += w.bm != last_bm;
-        b_copies += w.bn != last_bn;
-        last_bm = w.bm;
-        last_bn = w.bn;
+        if (std::find(rows.begin(), rows.end(), w.bm) == rows.end()) rows.push_back(w.bm);
+        if (std::find(cols.begin(), cols.end(), w.bn) == cols.end()) cols.push_back(w.bn);
       }
+      expected += long(rows.size() + cols.size()) * steps;
+      units += g1 - g0;
+      g0 = g1;
     }
-    EXPECT_EQ(copies, (a_copies + b_copies) * steps) << s.m << "x" << s.n << "x" << s.k;
-    if (tiles_m > 1) EXPECT_LT(b_copies, long(tiles_m) * tiles_n) << "no B tile was reused";
-    float ref = 0.5f * 0.25f * float(s.k);
-    EXPECT_FLOAT_EQ(c[0], ref);
-    EXPECT_FLOAT_EQ(c[c.size() - 1], ref);
+    EXPECT_EQ(copies, expected) << s.m << "x" << s.n << "x" << s.k;
+    if (R > 1 && C > 1 && s.m >= R * bm && s.n >= C * bn)
+      EXPECT_LT(copies, units * steps) << "fewer copies than one A tile per unit and step: tiles were reused";
+    // C against a float64 reference on a few entries (the copies skipped were the right ones).
+    for (const std::size_t i : {std::size_t(0), c.size() / 3, c.size() / 2 + 7, c.size() - 1}) {
+      const int r = int(i / s.n), col = int(i % s.n);
+      double ref = 0;
+      for (int kk = 0; kk < s.k; ++kk) ref += double(a[std::size_t(r) * s.k + kk]) * b[std::size_t(kk) * s.n + col];
+      EXPECT_NEAR(c[i], ref, 1e-5 * s.k) << s.m << "x" << s.n << "x" << s.k << " at (" << r << ", " << col << ")";
+    }
   }
 }
 
