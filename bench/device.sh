@@ -96,8 +96,9 @@ step_test() {
   if timeout 200 ctest --test-dir "$build" --output-on-failure -j4 --timeout 180 >"$OUT/ctest.log" 2>&1; then r=passed; else r=FAILED; fi
   note "ctest: $r, $(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -1) ($(( $(date +%s) - t0 )) s)"
   grep -E "Failed|\*\*\*|FAILED" "$OUT/ctest.log" | head -20
-  # The GEMM and attention tests once more on the sm80 (mma.sync) policy, which Hopper otherwise skips.
-  if [ -x "$tests_bin" ]; then
+  # The GEMM and attention tests once more on the sm80 (mma.sync) policy, which Hopper otherwise skips
+  # (TESSEL_TEST_RERUNS=0: ctest alone, for a call whose change leaves the device code as it was).
+  if [ -x "$tests_bin" ] && [ "${TESSEL_TEST_RERUNS:-1}" != 0 ]; then
     rerun TESSEL_CUDA_POLICY=sm80 "$gemm_filter:*Attention*"
     # Once more without the aligned copies of misaligned 16-bit matrices (operand_copy.hpp): the sm80 policy takes those.
     rerun TESSEL_CUDA_REPACK=never "$gemm_filter:*Views*"
@@ -519,16 +520,36 @@ step_attention() {
 # ---- 5c. the host CPU against PyTorch's CPU kernels (MKL, oneDNN, SDPA): the CPU backend alone, built
 # here into its own folder (its C ABI), then bench/cpu_vs_torch.py pinned to 1, 8 and all cores
 # (TESSEL_CPU_THREADS, default "1 8 all"), the thread counts in turn; one file per count.
+cpu_lib() {  # SOURCE BUILD: the CPU backend's C ABI library of that source tree
+  cmake -S "$1" -B "$2" -G Ninja -DBACKEND=cpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$deps/usr" \
+    -DTESSEL_BUILD_TESTS=OFF -DTESSEL_BUILD_TOOLS=OFF && cmake --build "$2" -j16 --target tessel_c
+}
+# The CPU backend against PyTorch's CPU kernels (MKL, oneDNN, SDPA's CPU flash kernel) on the host,
+# pinned, at TESSEL_CPU_THREADS (default "1 8 all"). With TESSEL_CPU_BASE=DIR (another source tree,
+# e.g. an earlier commit unpacked into an ignored folder) that tree is built too. TESSEL_CPU_RUNS
+# lists what runs, each "NAME" or "NAME:VAR=V,VAR=V" (the current tree with those variables) or
+# "NAME@base[:VARS]" (the base tree); default "current", and "current base@base" with a base. Per
+# thread count, TESSEL_CPU_AB_ROUNDS (default 2 where more than one runs) rounds of every entry in
+# turn, each its own process, in cpu_vs_torch_t<N>.txt (rows after a "== run NAME round R" line).
+# TESSEL_CPU_ARGS replaces the rows' arguments (default: GEMM 512-2048 fp32 and bf16, attention
+# hd128 seq 1024 and 2048).
 step_cpu() {
-  local dir=$root/build-device-cpu t0 t c n all
+  local dir=$root/build-device-cpu base_dir=$root/build-device-cpu-base t0 t c n all r entry name vars lib
   t0=$(date +%s)
   all=$(nproc)
-  if ! { cmake -S . -B "$dir" -G Ninja -DBACKEND=cpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$deps/usr" \
-    -DTESSEL_BUILD_TESTS=OFF -DTESSEL_BUILD_TOOLS=OFF && cmake --build "$dir" -j16 --target tessel_c; } \
-    >"$OUT/cpu_build.log" 2>&1; then
+  if ! cpu_lib . "$dir" >"$OUT/cpu_build.log" 2>&1; then
     note "cpu: build FAILED (cpu_build.log)"; tail -20 "$OUT/cpu_build.log"; return
   fi
-  note "cpu: CPU-only build $(( $(date +%s) - t0 )) s; host: $(lscpu | sed -n 's/^Model name: *//p'), $all CPUs"
+  local runs=${TESSEL_CPU_RUNS:-current}
+  if [ -n "${TESSEL_CPU_BASE:-}" ]; then
+    [ -z "${TESSEL_CPU_RUNS:-}" ] && runs="current base@base"
+    cpu_lib "$TESSEL_CPU_BASE" "$base_dir" >>"$OUT/cpu_build.log" 2>&1 ||
+      { note "cpu: base tree $TESSEL_CPU_BASE build FAILED (cpu_build.log)"; return; }
+  fi
+  note "cpu: CPU-only build(s) $(( $(date +%s) - t0 )) s (runs: $runs); host: $(lscpu | sed -n 's/^Model name: *//p'), $all CPUs"
+  local args=${TESSEL_CPU_ARGS:---shapes 512,1024,2048 --tokens 2048 --heads 8 --seqs 1024,2048}
+  local rounds=1
+  [ "$(echo "$runs" | wc -w)" -gt 1 ] && rounds=${TESSEL_CPU_AB_ROUNDS:-2}
   local done_counts=" "
   for t in ${TESSEL_CPU_THREADS:-1 8 all}; do
     [ "$t" = all ] && t=$all
@@ -536,9 +557,19 @@ step_cpu() {
     done_counts+="$t "
     c=0; [ "$t" -gt 1 ] && c=0-$((t - 1))
     n=$OUT/cpu_vs_torch_t$t.txt
-    PYTHONUNBUFFERED=1 timeout 240 taskset -c "$c" python3 bench/cpu_vs_torch.py --lib "$dir/c_api/libtessel_c.so" \
-      --threads "$t" --shapes 512,1024,2048 --tokens 2048 --heads 8 --seqs 1024,2048 >"$n" 2>&1
-    note "cpu vs torch, $t threads: rc=$? ($(grep -c ' ok$' "$n") rows ok, $(grep -c FAIL "$n") FAIL)"
+    : >"$n"
+    for r in $(seq "$rounds"); do
+      for entry in $runs; do
+        name=${entry%%:*}; vars=; [[ $entry == *:* ]] && vars=${entry#*:}
+        lib=$dir/c_api/libtessel_c.so; [[ $name == *@base ]] && lib=$base_dir/c_api/libtessel_c.so
+        echo "== run $name round $r${vars:+ ($vars)}" >>"$n"
+        # shellcheck disable=SC2086
+        env ${vars//,/ } PYTHONUNBUFFERED=1 timeout 240 taskset -c "$c" python3 bench/cpu_vs_torch.py --lib "$lib" \
+          --threads "$t" $args >>"$n" 2>&1
+        note "cpu vs torch, $t threads, $name round $r: rc=$?"
+      done
+    done
+    note "cpu vs torch, $t threads: $(grep -c ' ok$' "$n") rows ok, $(grep -c FAIL "$n") FAIL"
   done
 }
 

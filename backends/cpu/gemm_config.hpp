@@ -39,7 +39,7 @@ template <class TIn> struct scalar_gemm_config {
 // (ops/gemm/kernel.hpp) that the GEMM's packed_schedule runs together as one
 // group (schedule_packed.hpp): each A tile of a step packed once for RunCols
 // units, each B tile once for RunRows.
-template <int MR_, int NR_, int BM_, int BN_, int BK_, int Stages_, int RunRows_ = 8, int RunCols_ = 4>
+template <int MR_, int NR_, int BM_, int BN_, int BK_, int Stages_, int RunRows_, int RunCols_>
 struct simd_tuning {
   static constexpr int MR = MR_, NR = NR_, BM = BM_, BN = BN_, BK = BK_, stages = Stages_;
   static constexpr int run_rows = RunRows_, run_cols = RunCols_, group = RunRows_ * RunCols_;

@@ -211,11 +211,12 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
 
   // The calling thread's arena for ranged kernels, at least `bytes` long. It
   // lives as long as the thread and only grows (to the largest smem_bytes + 64
-  // of the ranged kernels the thread ran: 3.88 MiB for the AVX-512 / AVX2
-  // GEMM, whatever the problem size; a call touches only the slots and states
-  // it uses), so repeated calls reuse pages that are already mapped: a fresh
-  // 1.1 MiB buffer per launch cost ~270 page faults, 5-9 % of a 512^3 GEMM. run_range() never yields to oneTBB, so one thread
-  // never has two claims in flight on its arena.
+  // of the ranged kernels the thread ran: 3.88 MiB for the AVX2 GEMM, 1.06 MiB
+  // for the AVX-512 one, whatever the problem size; a call touches only the
+  // slots and states it uses), so repeated calls reuse pages that are already
+  // mapped: a fresh 1.1 MiB buffer per launch cost ~270 page faults, 5-9 % of
+  // a 512^3 GEMM. run_range() never yields to oneTBB, so one thread never has
+  // two claims in flight on its arena.
   static char* thread_arena(std::size_t bytes) {
     static thread_local simd_arena<Arch> arena;
     return arena.get(bytes);

@@ -44,11 +44,11 @@
 // batch): run_tiles<I> tiles of each stage operand I (operand_tile<I>,
 // rounded up to stage_align), Group resident slots (Op::resident_bytes, for ops that keep
 // tiles for a whole unit; none for the GEMM) and Group states (Op::state, the
-// accumulators), each rounded up to 64 bytes. The AVX-512 and AVX2 GEMM (any
-// input type; tiles are fp32; runs of 8 × 4 blocks): one A slot of 128×256 +
-// tail floats = 131,200 B, four B slots of 256×192 + tail = 196,736 B, 32
-// states of 128×192 floats (+ a flag) = 98,368 B: 4,065,920 B (3.88 MiB) per
-// worker.
+// accumulators), each rounded up to 64 bytes. The AVX2 GEMM (any input type;
+// tiles are fp32; runs of 8 × 4 blocks): one A slot of 128×256 + tail floats
+// = 131,200 B, four B slots of 256×192 + tail = 196,736 B, 32 states of
+// 128×192 floats (+ a flag) = 98,368 B: 4,065,920 B (3.88 MiB) per worker; the
+// AVX-512 GEMM (runs of 8 × 1): one slot each and 8 states, 1,114,880 B.
 // The schedule's slot keys live on the stack and are forgotten at the end of
 // each group.
 //
