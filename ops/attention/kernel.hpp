@@ -106,12 +106,14 @@ template <class P, class T, int D> struct attention_stages {
     tile_kt kt;
     tile_v v;
   };
-  TESSEL_HOST_DEVICE static stage stage_at(char* base) {
-    return {tile_kt{reinterpret_cast<smem_t*>(base)}, tile_v{reinterpret_cast<smem_t*>(base + kt_bytes)}};
-  }
   // The stage of a Kᵀ and a V tile kept apart (tiles[1], tiles[2]: schedules with operand slots).
   TESSEL_HOST_DEVICE static stage stage_of(char* const* tiles) {
     return {tile_kt{reinterpret_cast<smem_t*>(tiles[1])}, tile_v{reinterpret_cast<smem_t*>(tiles[2])}};
+  }
+  // A stage of stage_bytes: the Kᵀ tile, then the V tile.
+  TESSEL_HOST_DEVICE static stage stage_at(char* base) {
+    char* const tiles[3] = {nullptr, base, base + kt_bytes};
+    return stage_of(tiles);
   }
   struct work {
     int b, head, kv_head, q0, kv_tiles;

@@ -58,12 +58,14 @@ template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_stages 
     tile_a a;
     tile_b b;
   };
-  TESSEL_HOST_DEVICE static stage stage_at(char* base) {
-    return {tile_a{reinterpret_cast<smem_t*>(base)}, tile_b{reinterpret_cast<smem_t*>(base + a_bytes)}};
-  }
   // The stage of an A tile and a B tile kept apart (tiles[0], tiles[1]: schedules with operand slots).
   TESSEL_HOST_DEVICE static stage stage_of(char* const* tiles) {
     return {tile_a{reinterpret_cast<smem_t*>(tiles[0])}, tile_b{reinterpret_cast<smem_t*>(tiles[1])}};
+  }
+  // A stage of stage_bytes: the A tile, then the B tile.
+  TESSEL_HOST_DEVICE static stage stage_at(char* base) {
+    char* const tiles[2] = {base, base + a_bytes};
+    return stage_of(tiles);
   }
 
   struct work {

@@ -240,7 +240,6 @@ TEST(PackedSchedule, RasterRunsAreRectanglesCoveringEveryTileOnce) {
           EXPECT_EQ(Op::run_end(p, t), end) << "tile " << t << " of the run [" << id << ", " << end << ")";
           rows = w.bm - w0.bm + 1 > rows ? w.bm - w0.bm + 1 : rows;
           cols = w.bn - w0.bn + 1 > cols ? w.bn - w0.bn + 1 : cols;
-          // row by row: the t-th tile of the run is at (t / cols, t % cols) once cols is known
         }
         EXPECT_EQ(rows * cols, end - id) << tiles_m << "x" << tiles_n << ": run at " << id << " is no rectangle";
         for (int t = id; t < end; ++t) {
