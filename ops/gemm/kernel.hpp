@@ -90,7 +90,7 @@ template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_stages 
     const int band = id / (R * tiles_n);
     const int rows = tiles_m - band * R < R ? tiles_m - band * R : R;  // block rows of this band
     const int in_band = id - band * R * tiles_n;
-    if constexpr (S == 1) {
+    if constexpr (S == 1) {  // the general case at S = 1, without its division by the run's width
       return {band * R + in_band % rows, in_band / rows, id - in_band % rows + rows};
     } else {
       const int run = in_band / (rows * S);
