@@ -184,8 +184,8 @@ std::vector<sched_case> cases() {
   add({8 * bm + 3, 2 * bn + 5, 2 * bk + 7});       // a full strip of 8 block rows and a partial one
   add({3 * bm, 5 * bn, bk});                         // groups spanning column strips (3 rows per strip)
   {
-    constexpr int R = G::raster_rows, S = G::raster_cols;  // several whole runs and partial ones both ways
-    add({(2 * R + 1) * bm + 1, (2 * S + 1) * bn + 5, bk + 3});
+    constexpr int R = G::raster_rows, S = G::raster_cols;  // a whole run, partial ones both ways, two bands
+    add({(R + 1) * bm + 1, (S + 1) * bn + 5, bk + 3});
   }
   add({2 * bm + 1, 3 * bn, 3 * bk, 3});              // batch
   add({2 * bm, 2 * bn + 9, bk + 5, 2, false, false, true, 0.5f, 0.25f});  // B shared by the batch, beta
@@ -266,7 +266,7 @@ TEST(PackedSchedule, CopiesEachSharedTileOncePerRunAndStep) {
     int m, n, k;
   };
   const int R = Op::raster_rows, C = Op::raster_cols;
-  for (const shape s : {shape{2 * R * bm, 3 * C * bn, 3 * bk}, shape{3 * bm + 1, (C + 1) * bn - 1, 2 * bk + 1},
+  for (const shape s : {shape{2 * R * bm, 2 * C * bn, bk + 1}, shape{3 * bm + 1, (C + 1) * bn - 1, 2 * bk + 1},
                         shape{bm, bn, bk}, shape{(R + 2) * bm, (2 * C + 1) * bn, bk + 1}}) {
     std::mt19937_64 rng(case_seed("copies" + std::to_string(s.m) + "x" + std::to_string(s.n)));
     std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
