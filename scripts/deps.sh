@@ -3,7 +3,7 @@
 # present. As root, installs what is missing (apt-get); otherwise names the
 # missing packages and the command to install them, and fails.
 set -euo pipefail
-want=(cmake g++ make libtbb-dev libxsimd-dev libgtest-dev libopenblas-dev pkg-config)
+want=(cmake g++ make ninja-build libtbb-dev libxsimd-dev libgtest-dev libopenblas-dev pkg-config)
 for b in "$@"; do
   case "$b" in
     cpu) ;;

@@ -44,8 +44,12 @@ for b in $backends; do
   [ "$b" = cpu-sanitize ] && backend=cpu flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSEL_SANITIZE=address,undefined
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG")
   echo "=== tessel: $b backend: configure + build ($dir)"
+  # (a build folder of another generator, left by an earlier version of this script, is made afresh)
+  grep -qs "^CMAKE_GENERATOR:INTERNAL=Ninja$" "$dir/CMakeCache.txt" || rm -rf "$dir"
   mkdir -p "$dir"; start=$(date +%s)
-  if ! cmake -S . -B "$dir" -DBACKEND="$backend" "${flags[@]}" >"$dir/configure.log" 2>&1; then
+  # Ninja: one job queue across targets, where make builds a target's objects only once the targets
+  # it links are done (the CUDA build's 2-vCPU tail then ran one compiler for minutes).
+  if ! cmake -S . -B "$dir" -G Ninja -DBACKEND="$backend" "${flags[@]}" >"$dir/configure.log" 2>&1; then
     cat "$dir/configure.log"; echo "=== tessel: $b: configure FAILED"; status=1; failed=$((failed + 1)); continue
   fi
   if ! cmake --build "$dir" -j "$jobs" >"$dir/build.log" 2>&1; then
