@@ -138,10 +138,26 @@ inline cudaMemPool_t workspace_pool(int device) {
   return pool;
 }
 
+// Whether Kernel's op's policy runs only as sm_90a code (policy_sm90.hpp's sm90a_only): the dispatchers
+// launch such a kernel only where its sm_90a image runs (policy_choice.hpp's use_sm90).
+template <class Kernel, class = void> struct sm90a_only_kernel : std::false_type {};
+template <class Kernel>
+struct sm90a_only_kernel<Kernel, std::void_t<decltype(Kernel::op::policy::sm90a_only)>>
+    : std::bool_constant<Kernel::op::policy::sm90a_only> {};
+
+// In a device pass for any other target, an sm_90a-only kernel is a trap: its
+// body is never compiled there (it would never run; compiling it for sm_80 was
+// ~40% of the CUDA build's compile time).
 template <class Kernel, class Params, int Threads>
 __global__ void __launch_bounds__(Threads, blocks_per_sm<Kernel>::value) kernel_entry(const __grid_constant__ Params params) {
-  fixed_context<Threads> ctx;
-  Kernel::run(ctx, params);
+#if TESSEL_DEVICE_PASS && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if constexpr (sm90a_only_kernel<Kernel>::value) __trap();
+  else
+#endif
+  {
+    fixed_context<Threads> ctx;
+    Kernel::run(ctx, params);
+  }
 }
 
 inline std::string describe(const launch_shape& s) {

@@ -18,6 +18,7 @@ namespace tessel::cuda {
 
 struct sm90 : sm90_tile_ops {
   static constexpr int lanes = 32;
+  static constexpr bool sm90a_only = true;  // its kernels are traps in any other device pass (launch.hpp)
   using context = cuda::context;
   template <class TIn, class TOut = TIn> using gemm_config = sm90_gemm_config<TIn, TOut>;
   static constexpr bool attention_fp32 = false;
