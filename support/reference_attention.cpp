@@ -27,16 +27,28 @@ attention_reference reference_attention(const tensor_view& q, const tensor_view&
   r.out.assign(std::size_t(B * Lq * H * D), 0.0);
   r.lse.assign(std::size_t(B * H * Lq), -std::numeric_limits<double>::infinity());
   std::vector<double> s(static_cast<std::size_t>(Lk));
+  // One (batch, head)'s rows gathered into dense float64 arrays first ([seq][D]); the sums below run in
+  // the same order as over the views (the values are the same doubles), so only the indexing is cheaper.
+  std::vector<double> qh(std::size_t(Lq * D)), kh(std::size_t(Lk * D)), vh(std::size_t(Lk * D));
+  const auto gather = [D](const tensor_view& t, std::int64_t b, std::int64_t h, std::int64_t len, double* to) {
+    for (std::int64_t i = 0; i < len; ++i)
+      for (std::int64_t d = 0; d < D; ++d) to[i * D + d] = element(t, b, i, h, d);
+  };
   for (std::int64_t b = 0; b < B; ++b)
     for (std::int64_t h = 0; h < H; ++h) {
       const std::int64_t hk = h / (H / Hk);
+      gather(q, b, h, Lq, qh.data());
+      gather(k, b, hk, Lk, kh.data());
+      gather(v, b, hk, Lk, vh.data());
       for (std::int64_t i = 0; i < Lq; ++i) {
         const std::int64_t visible = causal ? std::min(Lk, std::max<std::int64_t>(0, i + shift + 1)) : Lk;
         if (visible == 0) continue;  // zeros, lse = -inf
+        const double* qi = qh.data() + i * D;
         double mx = -std::numeric_limits<double>::infinity();
         for (std::int64_t j = 0; j < visible; ++j) {
+          const double* kj = kh.data() + j * D;
           double dot = 0;
-          for (std::int64_t d = 0; d < D; ++d) dot += element(q, b, i, h, d) * element(k, b, j, hk, d);
+          for (std::int64_t d = 0; d < D; ++d) dot += qi[d] * kj[d];
           s[std::size_t(j)] = dot * scale;
           mx = std::max(mx, s[std::size_t(j)]);  // a NaN score leaves mx; its exp makes the row NaN
         }
@@ -52,7 +64,8 @@ attention_reference reference_attention(const tensor_view& q, const tensor_view&
         double* o = &r.out[std::size_t(((b * Lq + i) * H + h) * D)];
         for (std::int64_t j = 0; j < visible; ++j) {
           const double w = s[std::size_t(j)] / sum;
-          for (std::int64_t d = 0; d < D; ++d) o[d] += w * element(v, b, j, hk, d);
+          const double* vj = vh.data() + j * D;
+          for (std::int64_t d = 0; d < D; ++d) o[d] += w * vj[d];
         }
       }
     }
