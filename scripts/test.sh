@@ -23,6 +23,17 @@ jobs=${TESSEL_JOBS:-$(nproc)}
 bash scripts/deps.sh $(echo "$backends" | sed 's/cpu-sanitize/cpu/g') || exit 1
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# ccache (where installed; TESSEL_TEST_CCACHE=0 turns it off): the cuda and hip builds compile most
+# C++ sources exactly as the cpu build does (the CPU backend, the tools, the host tests; ~230 of 460
+# compiler-seconds in the hip build), and ccache's preprocessor mode hands them the cpu build's
+# objects. Its cache lives in build-test-ccache/ here; CCACHE_BASEDIR makes the paths in each
+# compilation relative to its build folder, so that sibling build folders compile alike. Not for
+# cpu-sanitize, whose flags no other build shares.
+launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER= -DCMAKE_C_COMPILER_LAUNCHER=)  # (clears one an earlier run left)
+if [ "${TESSEL_TEST_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null; then
+  export CCACHE_DIR=$PWD/build-test-ccache CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
 
 # How many tests pytest's summary line ("N failed, M passed, K errors in Ts") counts as $1.
 pytest_count() { echo "$summary" | grep -oE "[0-9]+ $1" | grep -oE "[0-9]+" || echo 0; }
@@ -43,6 +54,7 @@ for b in $backends; do
   # A GPU backend's build leaves out the CPU-only test programs, which the cpu and cpu-sanitize builds run
   # (TESSEL_TEST_CPU_PARTS; ~120 s of compiling each on the 2-vCPU VM).
   case $b in cuda | hip) flags+=(-DTESSEL_TEST_CPU_PARTS=OFF) ;; esac
+  flags+=("${launcher[@]}")  # (cpu-sanitize's flags are set afresh below)
   # cpu-sanitize: -g1 keeps the line tables that sanitizer reports print (file:line per frame) and drops the
   # rest of the debug information: its build took 478-505 s against 596 s with -g (2-vCPU Zen 4 VM, 2026-11-23).
   [ "$b" = cpu-sanitize ] && backend=cpu flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSEL_SANITIZE=address,undefined
@@ -51,6 +63,7 @@ for b in $backends; do
   # (a build folder of another generator, left by an earlier version of this script, is made afresh)
   grep -qs "^CMAKE_GENERATOR:INTERNAL=Ninja$" "$dir/CMakeCache.txt" || rm -rf "$dir"
   mkdir -p "$dir"; start=$(date +%s)
+  [ -z "${CCACHE_DIR:-}" ] || ccache -z >/dev/null
   # Ninja: one job queue across targets, where make builds a target's objects only once the targets
   # it links are done (the CUDA build's 2-vCPU tail then ran one compiler for minutes).
   if ! cmake -S . -B "$dir" -G Ninja -DBACKEND="$backend" "${flags[@]}" >"$dir/configure.log" 2>&1; then
@@ -59,7 +72,12 @@ for b in $backends; do
   if ! cmake --build "$dir" -j "$jobs" >"$dir/build.log" 2>&1; then
     tail -60 "$dir/build.log"; echo "=== tessel: $b: build FAILED"; status=1; failed=$((failed + 1)); continue
   fi
-  echo "=== tessel: $b: built in $(( $(date +%s) - start )) s; running tests"
+  cached=""
+  if [ -n "${CCACHE_DIR:-}" ] && [ "$b" != cpu-sanitize ]; then
+    cached=$(ccache --print-stats | awk '$1 ~ /_cache_hit$/ {h += $2} $1 == "cache_miss" {m = $2}
+                                         END {printf " (%d of %d C/C++ compilations from ccache)", h, h + m}')
+  fi
+  echo "=== tessel: $b: built in $(( $(date +%s) - start )) s${cached}; running tests"
   if (cd "$dir" && ctest --output-on-failure -j "$jobs") >"$dir/test.log" 2>&1; then :; else status=1; fi
   grep -E "tests passed|Test +#|TESSEL_SEED" "$dir/test.log" | grep -v "^$" | sed 's/^/    /' | tail -40
   grep -q "tests failed out of" "$dir/test.log" || { echo "=== tessel: $b: ctest produced no summary"; status=1; }
