@@ -14,7 +14,8 @@
 #   5. python: the Python package (CPU backend) pip-installed into a fresh
 #      virtual environment, its pytest suite run (scripts/test_python.sh).
 # Set TESSEL_TEST_BACKENDS="cpu cuda hip cpu-sanitize python" (default) to choose; TESSEL_SEED to replay.
-# All five on the 2-vCPU Debian 12 VM (no GPU): 31 min, 2026-12-02 (cpu 3.5, cuda 10, hip 3.5, cpu-sanitize 13, python 2).
+# All five on the 2-vCPU Debian 12 VM (no GPU), fresh clones, 2026-12-02: 37 min before ccache, the sanitized
+# build at -O1 and the faster attention reference, 30 min after (cpu 3.5, cuda 10, hip 2.5, cpu-sanitize 11, python 2).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 backends=${TESSEL_TEST_BACKENDS:-cpu cuda hip cpu-sanitize python}
