@@ -58,15 +58,17 @@ for b in $backends; do
   flags+=("${launcher[@]}")  # (cpu-sanitize's flags are set afresh below)
   # cpu-sanitize: -g1 keeps the line tables that sanitizer reports print (file:line per frame) and drops the
   # rest of the debug information: its build took 478-505 s against 596 s with -g (2-vCPU Zen 4 VM, 2026-11-23).
-  # -O1 (AddressSanitizer's own advice): build 383 s against 596 s at -O2, its ctest 231 s against 190 s
-  # (2-vCPU VM, 2026-12-02); the optimised code is the cpu build's (-O3) and the python step's.
+  # -O1 (AddressSanitizer's own advice): build 492 s in a full run against 596 s at -O2 in a full run the same
+  # morning (383 s alone); its ctest 231 s alone against 190 s (2-vCPU VM, 2026-12-02). The optimised code is
+  # the cpu build's (-O3) and the python step's.
   [ "$b" = cpu-sanitize ] && backend=cpu flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSEL_SANITIZE=address,undefined
     "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG")
   echo "=== tessel: $b backend: configure + build ($dir)"
   # (a build folder of another generator, left by an earlier version of this script, is made afresh)
   grep -qs "^CMAKE_GENERATOR:INTERNAL=Ninja$" "$dir/CMakeCache.txt" || rm -rf "$dir"
   mkdir -p "$dir"; start=$(date +%s)
-  [ -z "${CCACHE_DIR:-}" ] || ccache -z >/dev/null
+  cached=0  # this build compiles through ccache
+  [ -n "${CCACHE_DIR:-}" ] && [ "$b" != cpu-sanitize ] && cached=1 && ccache -z >/dev/null
   # Ninja: one job queue across targets, where make builds a target's objects only once the targets
   # it links are done (the CUDA build's 2-vCPU tail then ran one compiler for minutes).
   if ! cmake -S . -B "$dir" -G Ninja -DBACKEND="$backend" "${flags[@]}" >"$dir/configure.log" 2>&1; then
@@ -75,12 +77,10 @@ for b in $backends; do
   if ! cmake --build "$dir" -j "$jobs" >"$dir/build.log" 2>&1; then
     tail -60 "$dir/build.log"; echo "=== tessel: $b: build FAILED"; status=1; failed=$((failed + 1)); continue
   fi
-  cached=""
-  if [ -n "${CCACHE_DIR:-}" ] && [ "$b" != cpu-sanitize ]; then
-    cached=$(ccache --print-stats | awk '$1 ~ /_cache_hit$/ {h += $2} $1 == "cache_miss" {m = $2}
-                                         END {printf " (%d of %d C/C++ compilations from ccache)", h, h + m}')
-  fi
-  echo "=== tessel: $b: built in $(( $(date +%s) - start )) s${cached}; running tests"
+  hits=""
+  [ $cached = 0 ] || hits=$(ccache --print-stats | awk '$1 ~ /_cache_hit$/ {h += $2} $1 == "cache_miss" {m = $2}
+                                                      END {printf " (%d of %d C/C++ compilations from ccache)", h, h + m}')
+  echo "=== tessel: $b: built in $(( $(date +%s) - start )) s${hits}; running tests"
   if (cd "$dir" && ctest --output-on-failure -j "$jobs") >"$dir/test.log" 2>&1; then :; else status=1; fi
   grep -E "tests passed|Test +#|TESSEL_SEED" "$dir/test.log" | grep -v "^$" | sed 's/^/    /' | tail -40
   grep -q "tests failed out of" "$dir/test.log" || { echo "=== tessel: $b: ctest produced no summary"; status=1; }
