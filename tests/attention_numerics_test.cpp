@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "asan.hpp"
 #include "attention_cases.hpp"
 #include "attention_checks.hpp"
 #include "device_buffer.hpp"
@@ -65,7 +66,7 @@ struct logit_scenario {
 // The long KV of the scenarios below. Under AddressSanitizer (scripts/test.sh's cpu-sanitize build,
 // which looks for memory errors, not for rounding) 8192: still 128 KV tiles of 64, and this test
 // took 80 s there at 32768, the sanitized suite's longest; every other build runs 32768.
-#if defined(__SANITIZE_ADDRESS__)
+#if TESSEL_TEST_ASAN
 constexpr int long_kv = 8192;
 #else
 constexpr int long_kv = 32768;

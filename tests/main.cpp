@@ -3,13 +3,14 @@
 
 #include <cstdio>
 
+#include "asan.hpp"
 #include "device_buffer.hpp"
 #include "host_tensor.hpp"
 #include "tessel/tessel.hpp"
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-#if defined(__SANITIZE_ADDRESS__)
+#if TESSEL_TEST_ASAN
   std::printf("[ tessel   ] built with AddressSanitizer\n");  // scripts/test.sh's cpu-sanitize step looks for this line
 #endif
   std::printf("[ tessel   ] TESSEL_SEED=%llu (set it to replay), backends: %s, cpu isa: %s, device: %s\n",

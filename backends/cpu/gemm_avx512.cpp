@@ -7,8 +7,10 @@
 // through L1. bench/notes/cpu_gemm.md has the measurements behind the choice.
 // GCC 12's AVX-512 intrinsic headers trip -Wmaybe-uninitialized on their own
 // _mm512_undefined_*() placeholders (GCC bug 105593); nothing here is uninitialised.
+#if defined(__GNUC__) && !defined(__clang__)  // (clang has no -Wmaybe-uninitialized)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include "tessel/cpu/gemm_paths.hpp"
 #include "tessel/cpu/policy_avx512.hpp"
 #include "tessel/ops/gemm/dispatch.hpp"

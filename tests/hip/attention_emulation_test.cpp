@@ -46,7 +46,7 @@ using hip::mfma_32x32x8;
 // The HIP policy's tile ops and attention configuration, without its device
 // context and launcher (launch.hpp needs the HIP runtime).
 struct host_cdna_policy : cdna_tile_ops {
-  static constexpr int lanes = 64;
+  [[maybe_unused]] static constexpr int lanes = 64;  // (as the policy has it; this test reads it nowhere)
   template <class T, int D> using attention_config = cdna_attention_config<T, D>;
 };
 

@@ -17,14 +17,8 @@
 #include <memory>
 #include <stdexcept>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define TESSEL_TEST_ASAN_FIBERS 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TESSEL_TEST_ASAN_FIBERS 1
-#endif
-#endif
-#ifdef TESSEL_TEST_ASAN_FIBERS
+#include "asan.hpp"  // (tests/)
+#if TESSEL_TEST_ASAN
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -99,7 +93,7 @@ class wave_exchange {
 
   void resume(int lane) {
     current() = this;
-#ifdef TESSEL_TEST_ASAN_FIBERS
+#if TESSEL_TEST_ASAN
     void* fake = nullptr;
     __sanitizer_start_switch_fiber(&fake, fibers_[lane].ctx.uc_stack.ss_sp, stack_bytes);
     swapcontext(&main_, &fibers_[lane].ctx);
@@ -113,14 +107,14 @@ class wave_exchange {
     arrived_in_fiber(lane);
   }
   void leave_fiber(int lane, bool exiting) {
-#ifdef TESSEL_TEST_ASAN_FIBERS
+#if TESSEL_TEST_ASAN
     __sanitizer_start_switch_fiber(exiting ? nullptr : &fibers_[lane].fake_stack, main_bottom_, main_size_);
 #endif
     (void)exiting;
     swapcontext(&fibers_[lane].ctx, &main_);
   }
   void arrived_in_fiber(int lane) {
-#ifdef TESSEL_TEST_ASAN_FIBERS
+#if TESSEL_TEST_ASAN
     __sanitizer_finish_switch_fiber(fibers_[lane].fake_stack, &main_bottom_, &main_size_);
 #endif
     (void)lane;

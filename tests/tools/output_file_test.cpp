@@ -101,7 +101,8 @@ TEST_F(OutputFiles, RefusesBadTargetsBeforeAnyWork) {
       {"/proc/tessel-test.npy", "cannot create a file in folder '/proc'"},  // even for root
       {"", "empty path"},
   };
-  for (const auto& [p, phrase] : cases) {
+  for (const auto& [target, phrase] : cases) {
+    const std::string p = target;  // (C++17 lambdas cannot capture a structured binding)
     SCOPED_TRACE(p);
     output_set out;
     const std::string w = error_of([&] { out.add("--out", p); });
