@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/deps.sh [cpu|cuda|hip|python]... — make sure the Debian packages tessel needs are
+# scripts/deps.sh [cpu|cpu-sanitize|cuda|hip|python]... — make sure the Debian packages tessel needs are
 # present. As root, installs what is missing (apt-get); otherwise names the
 # missing packages and the command to install them, and fails. The optional
 # ccache (scripts/test.sh's builds share their identical C/C++ compilations
@@ -9,10 +9,11 @@ want=(cmake g++ make ninja-build libtbb-dev libxsimd-dev libgtest-dev libopenbla
 for b in "$@"; do
   case "$b" in
     cpu) ;;
+    cpu-sanitize) want+=(clang-15) ;;  # its compiler; pulls libclang-common-15-dev (the sanitizer runtimes)
     hip) want+=(hipcc) ;;  # pulls clang-15, lld-15, rocm-device-libs, libamdhip64-dev
     cuda) ;;               # the CUDA Toolkit is not a Debian 12 package here: nvcc must be on PATH
     python) want+=(python3-venv python3-dev) ;;  # pip, nanobind, numpy, ... then come from PyPI
-    *) echo "deps.sh: unknown backend '$b' (expected cpu, cuda, hip or python)" >&2; exit 2 ;;
+    *) echo "deps.sh: unknown backend '$b' (expected cpu, cpu-sanitize, cuda, hip or python)" >&2; exit 2 ;;
   esac
 done
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
