@@ -15,6 +15,27 @@ set(CMAKE_CUDA_STANDARD 17)
 set(CMAKE_CUDA_STANDARD_REQUIRED ON)
 set(CMAKE_CUDA_EXTENSIONS OFF)
 find_package(CUDAToolkit REQUIRED)
+# ON: the CUDA sources are compiled only to check that they build, on a machine with no GPU (CI:
+# scripts/test.sh sets it where nvidia-smi finds none): the host compiler at -O0 and cicc and ptxas at
+# nvcc's fastest compile (-Ofc=max: every kernel still generated and assembled, fewer optimisations).
+# The bf16 -> fp32 GEMM's translation unit: 229 -> 99 compiler-seconds (2-vCPU VM, 2026-12-02). Such a
+# build is never to be timed: tessel-bench refuses to time it and the tests say what it is. Every
+# build that runs kernels (bench/device.sh) leaves it OFF.
+option(TESSEL_CUDA_CHECK_ONLY "Compile the CUDA code with few optimisations, only to check that it builds (no GPU)" OFF)
+if(TESSEL_CUDA_CHECK_ONLY)
+  foreach(_cfg RELEASE RELWITHDEBINFO MINSIZEREL DEBUG)
+    string(REGEX REPLACE "(^| )-O[0-9s]( |$)" " " CMAKE_CUDA_FLAGS_${_cfg} "${CMAKE_CUDA_FLAGS_${_cfg}}")
+  endforeach()
+  include(CheckCompilerFlag)
+  check_compiler_flag(CUDA -Ofc=max TESSEL_NVCC_HAS_FAST_COMPILE)  # (not every nvcc has it)
+  add_compile_options("$<$<COMPILE_LANGUAGE:CUDA>:-O0>")
+  if(TESSEL_NVCC_HAS_FAST_COMPILE)
+    add_compile_options("$<$<COMPILE_LANGUAGE:CUDA>:-Ofc=max>")
+  else()
+    message(STATUS "tessel: this nvcc has no -Ofc: TESSEL_CUDA_CHECK_ONLY compiles device code optimised")
+  endif()
+  add_compile_definitions(TESSEL_CUDA_CHECK_ONLY=1)
+endif()
 
 function(tessel_add_cuda_backend target)
   # One translation unit per GEMM type pair, so they compile in parallel.

@@ -55,6 +55,13 @@ for b in $backends; do
   # A GPU backend's build leaves out the CPU-only test programs, which the cpu and cpu-sanitize builds run
   # (TESSEL_TEST_CPU_PARTS; ~120 s of compiling each on the 2-vCPU VM).
   case $b in cuda | hip) flags+=(-DTESSEL_TEST_CPU_PARTS=OFF) ;; esac
+  # Where no GPU is found, no CUDA kernel runs here: the CUDA code is compiled with few optimisations, only
+  # to check that it builds (cmake/cuda.cmake: TESSEL_CUDA_CHECK_ONLY). TESSEL_TEST_CUDA_CHECK_ONLY=0 or 1 decides instead.
+  if [ "$b" = cuda ]; then
+    check_only=${TESSEL_TEST_CUDA_CHECK_ONLY:-$(nvidia-smi -L 2>/dev/null | grep -q "^GPU " && echo 0 || echo 1)}
+    flags+=(-DTESSEL_CUDA_CHECK_ONLY=$([ "$check_only" = 1 ] && echo ON || echo OFF))
+    [ "$check_only" = 1 ] && echo "=== tessel: cuda: no GPU here: its code is compiled with few optimisations, to be checked"
+  fi
   flags+=("${launcher[@]}")  # (cpu-sanitize's flags are set afresh below)
   # cpu-sanitize: -g1 keeps the line tables that sanitizer reports print (file:line per frame) and drops the
   # rest of the debug information: its build took 478-505 s against 596 s with -g (2-vCPU Zen 4 VM, 2026-11-23).

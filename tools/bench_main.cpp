@@ -160,6 +160,10 @@ void bench_env::require_device() const {
   if (!support::device_available())
     throw std::runtime_error(std::string("this build's device (") + device_name(dev.kind) +
                              ") is not available: " + support::device_description());
+#if defined(TESSEL_CUDA_CHECK_ONLY)
+  throw std::runtime_error("this build's CUDA code is compiled with few optimisations, to be checked, not timed "
+                           "(TESSEL_CUDA_CHECK_ONLY=ON): configure without it to benchmark");
+#endif
 }
 
 }  // namespace tessel::tools
