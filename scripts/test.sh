@@ -16,6 +16,10 @@
 # Set TESSEL_TEST_BACKENDS="cpu cuda hip cpu-sanitize python" (default) to choose; TESSEL_SEED to replay.
 # All five on the 2-vCPU Debian 12 VM (no GPU), fresh clones, 2026-12-02: 37 min before ccache, the sanitized
 # build at -O1 and the faster attention reference, 30 min after (cpu 3.5, cuda 10, hip 2.5, cpu-sanitize 11, python 2).
+# With cpu-sanitize on clang-15 and the cuda build only checked (c789ec2, the afternoon): 31.6 min on a VM running
+# 1.4-1.7x slower (the cpu build's same compilations 691 against 414 cpu-s; python 177 against 103 s): cpu 6.5,
+# cuda 5.5 (built in 320 s against 596 s in the morning), hip 3.5, cpu-sanitize 12.8 (its build 975 cpu-s on
+# clang against 976 on gcc in the morning), python 3.5 -- about 21 min at the morning's speed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 backends=${TESSEL_TEST_BACKENDS:-cpu cuda hip cpu-sanitize python}
