@@ -7,10 +7,12 @@ namespace tessel {
 // The backends compiled into this library, e.g. "cpu" or "cpu cuda".
 const char* built_backends();
 
-// The CPU instruction set the CPU backend uses: "avx512", "avx2" or "scalar".
-// It starts as the best the CPU supports, capped by the environment variable
-// TESSEL_CPU_ISA if set; set_cpu_isa() changes it (throws tessel::Error for a
-// name that is not one of those three, or an ISA this CPU lacks).
+// The CPU instruction set the CPU backend uses: "amx", "avx512", "avx2" or
+// "scalar" ("amx": AVX-512 with bf16-input GEMMs on the AMX tile registers;
+// where the OS grants the tile state, Linux 5.16+). It starts as the best the
+// CPU supports, capped by the environment variable TESSEL_CPU_ISA if set;
+// set_cpu_isa() changes it (throws tessel::Error for a name that is not one of
+// those four, or an ISA this CPU lacks).
 const char* cpu_isa();
 void set_cpu_isa(const std::string& name);
 

@@ -18,7 +18,7 @@
 # dependent-launch tests under the three tools and the GEMM tests under memcheck; split: the split
 # schedule tests under the three tools, the GEMM and dependent-launch tests under memcheck; plain: the
 # plain-store kernels' schedule tests under the three tools).
-# Steps: build test sanitize bench odd gvariants parts l2sides ncu l2req trace variants clock attention cpu python (see each below).
+# Steps: build test sanitize bench odd gvariants parts l2sides ncu l2req trace variants clock attention cpu cputests python (see each below).
 # The test step also reruns the GEMM and attention tests with TESSEL_CUDA_POLICY=sm80, and the GEMM
 # tests with TESSEL_CUDA_REPACK=never (no aligned copies of misaligned matrices: backends/cuda/operand_copy.hpp),
 # the GEMM and dependent-launch tests with TESSEL_CUDA_SPLIT_TILE=128x256 (the 128 × 256 split kernel), and
@@ -573,6 +573,27 @@ step_cpu() {
   done
 }
 
+# ---- 5d. the CPU backend's own suite on this host: its AVX-512 and AMX paths, which the CI machine
+# cannot run (tests/cpu/amx_test.cpp's hardware case, and every bf16 GEMM of the suite on AMX where
+# cpu_best_isa() finds it). A CPU-only build with the tests, without the tools, then ctest.
+step_cputests() {
+  local dir=$root/build-device-cputests t0 r
+  t0=$(date +%s)
+  if ! { cmake -S . -B "$dir" -G Ninja -DBACKEND=cpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$deps/usr" \
+      -DTESSEL_GTEST_SOURCE_DIR="$deps/googletest" -DTESSEL_BUILD_TOOLS=OFF && cmake --build "$dir" -j16; } \
+      >"$OUT/cputests_build.log" 2>&1; then
+    note "cputests: build FAILED (cputests_build.log)"; tail -20 "$OUT/cputests_build.log"; return
+  fi
+  note "cputests: build $(( $(date +%s) - t0 )) s"
+  t0=$(date +%s)
+  if timeout 400 ctest --test-dir "$dir" --output-on-failure -j8 --timeout 300 >"$OUT/cputests_ctest.log" 2>&1; then
+    r=passed; else r=FAILED; fi
+  note "cputests: ctest $r, $(grep -E 'tests passed|tests failed' "$OUT/cputests_ctest.log" | tail -1) ($(( $(date +%s) - t0 )) s)"
+  grep -E "Failed|\*\*\*|FAILED" "$OUT/cputests_ctest.log" | head -20
+  "$dir/tests/tessel_cpu_amx_tests" --gtest_filter='AmxHardware*' 2>&1 | grep -E 'cpu isa|AMX hardware|OK|SKIPPED|FAILED' |
+    tee -a "$summary"
+}
+
 # ---- 6. the Python package on the CUDA backend: built into a venv that sees the machine's
 # PyTorch and numpy, its build and test tools from .devdeps/wheels (no index here; oneTBB and
 # xsimd through the CMAKE_PREFIX_PATH exported above), then the whole pytest suite: the CPU
@@ -600,8 +621,8 @@ step_python() {
 
 for s in $steps; do
   case $s in
-    build | test | sanitize | bench | odd | gvariants | parts | l2sides | ncu | l2req | trace | variants | clock | attention | cpu | python) "step_$s" ;;
-    *) note "unknown step '$s' (expected build, test, sanitize, bench, odd, gvariants, parts, l2sides, ncu, l2req, trace, variants, clock, attention, cpu, python)" ;;
+    build | test | sanitize | bench | odd | gvariants | parts | l2sides | ncu | l2req | trace | variants | clock | attention | cpu | cputests | python) "step_$s" ;;
+    *) note "unknown step '$s' (expected build, test, sanitize, bench, odd, gvariants, parts, l2sides, ncu, l2req, trace, variants, clock, attention, cpu, cputests, python)" ;;
   esac
 done
 # At most 8 files come back: the logs travel as one archive, the ncu reports as another.

@@ -9,7 +9,8 @@
 
 namespace tessel::detail {
 
-enum class cpu_isa_level : int { scalar = 0, avx2 = 1, avx512 = 2 };
+// amx: AVX-512 plus the AMX tile registers (bf16 GEMM on tdpbf16ps; everything else as avx512).
+enum class cpu_isa_level : int { scalar = 0, avx2 = 1, avx512 = 2, amx = 3 };
 cpu_isa_level cpu_best_isa();      // what this CPU supports (run-time detection)
 cpu_isa_level cpu_selected_isa();  // what tessel uses (TESSEL_CPU_ISA / set_cpu_isa, capped by the CPU)
 const char* cpu_isa_name(cpu_isa_level);

@@ -81,7 +81,7 @@ INSTANTIATE_TEST_SUITE_P(Cross, GemmCrossBackend, ::testing::ValuesIn(cross_case
 // Every CPU instruction set this machine has computes the same function.
 TEST(GemmCpuIsa, EveryIsaMatchesReference) {
   const std::string best = cpu_isa();
-  for (const char* isa : {"scalar", "avx2", "avx512"}) {
+  for (const char* isa : {"scalar", "avx2", "avx512", "amx"}) {
     try {
       set_cpu_isa(isa);
     } catch (const Error&) {

@@ -8,6 +8,7 @@ namespace tessel::detail {
 
 void cpu_gemm(const gemm_call& call, int threads) {
   switch (cpu_selected_isa()) {
+    case cpu_isa_level::amx: cpu::gemm_amx(call, threads); return;
     case cpu_isa_level::avx512: cpu::gemm_avx512(call, threads); return;
     case cpu_isa_level::avx2: cpu::gemm_avx2(call, threads); return;
     case cpu_isa_level::scalar: break;

@@ -152,14 +152,7 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
   template <class Ctx, int TM, int TN, class TD>
   static void store(Ctx&, const gmatrix<TD>& dst, const rt<atom, operand::c, TM, TN>& t, int row0, int col0,
                     float alpha, float beta) {
-    for (int i = 0; i < TM; ++i)
-      for (int j = 0; j < TN; ++j) {
-        const int r0 = row0 + i * MR, c0 = col0 + j * NR;
-        if (r0 >= dst.rows || c0 >= dst.cols) continue;
-        const bool full = r0 + MR <= dst.rows && c0 + NR <= dst.cols;
-        if (full && dst.col_stride == 1) store_rows(dst, t.frag[i][j], r0, c0, alpha, beta);
-        else store_any(dst, t.frag[i][j], r0, c0, alpha, beta);
-      }
+    store_fragments(dst, t, row0, col0, alpha, beta);
   }
 
   // ---- launcher ---------------------------------------------------------------
@@ -222,8 +215,32 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
     return arena.get(bytes);
   }
 
- private:
+ protected:
   TESSEL_HOST_DEVICE static int clamp(int v, int hi) { return v < 0 ? 0 : v < hi ? v : hi; }
+
+  template <class Atom> static constexpr bool row_major_c() {
+    for (int v = 0; v < Atom::c_values; ++v)
+      if (Atom::c_coord(0, v).row != v / Atom::N || Atom::c_coord(0, v).col != v % Atom::N) return false;
+    return true;
+  }
+  // The epilogue of any accumulator whose C fragments are contiguous row-major
+  // Atom::M × Atom::N blocks (this policy's atom; the AMX atom, policy_amx.hpp):
+  // whole fragments of row-major C on vectors, the rest element by element.
+  template <class Atom, int TM, int TN, class TD>
+  static void store_fragments(const gmatrix<TD>& dst, const rt<Atom, operand::c, TM, TN>& t, int row0, int col0,
+                              float alpha, float beta) {
+    constexpr int FR = Atom::M, FC = Atom::N;
+    static_assert(Atom::lanes == 1 && Atom::c_values == FR * FC && FC % W == 0 && row_major_c<Atom>(),
+                  "store_fragments: one lane's row-major C fragments of whole vectors");
+    for (int i = 0; i < TM; ++i)
+      for (int j = 0; j < TN; ++j) {
+        const int r0 = row0 + i * FR, c0 = col0 + j * FC;
+        if (r0 >= dst.rows || c0 >= dst.cols) continue;
+        const bool full = r0 + FR <= dst.rows && c0 + FC <= dst.cols;
+        if (full && dst.col_stride == 1) store_rows<FR, FC>(dst, t.frag[i][j], r0, c0, alpha, beta);
+        else store_any<FR, FC>(dst, t.frag[i][j], r0, c0, alpha, beta);
+      }
+  }
 
   // Packs Lines × Depth elements (line l, depth d at src[l·ls + d·ds]) into
   // panels of P lines: (l, d) -> (l/P)·P·Depth + d·P + l%P. Elements with
@@ -312,27 +329,27 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
     static_for<MR>([&](auto r) { static_for<NV>([&](auto v) { acc[r][v].store_aligned(c + r * NR + v * W); }); });
   }
 
-  // A whole micro-tile into row-major C.
-  template <class TD>
+  // A whole FR × FC fragment into row-major C.
+  template <int FR, int FC, class TD>
   static void store_rows(const gmatrix<TD>& dst, const float* t, int r0, int c0, float alpha, float beta) {
     const vec va(alpha), vb(beta);
-    for (int r = 0; r < MR; ++r) {
+    for (int r = 0; r < FR; ++r) {
       TD* p = dst.addr(r0 + r, c0);
-      for (int n = 0; n < NR; n += W) {
-        vec out = va * vec::load_aligned(t + r * NR + n);
+      for (int n = 0; n < FC; n += W) {
+        vec out = va * vec::load_aligned(t + r * FC + n);
         if (beta != 0.0f) out = xsimd::fma(vb, load_as_float<Arch>(p + n), out);
         store_from_float<Arch>(p + n, out);
       }
     }
   }
-  // Edge micro-tiles and column-major C: element by element, same arithmetic.
-  template <class TD>
+  // Edge fragments and column-major C: element by element, same arithmetic.
+  template <int FR, int FC, class TD>
   static void store_any(const gmatrix<TD>& dst, const float* t, int r0, int c0, float alpha, float beta) {
-    const int rows = dst.rows - r0 < MR ? dst.rows - r0 : MR, cols = dst.cols - c0 < NR ? dst.cols - c0 : NR;
+    const int rows = dst.rows - r0 < FR ? dst.rows - r0 : FR, cols = dst.cols - c0 < FC ? dst.cols - c0 : FC;
     for (int n = 0; n < cols; ++n)
       for (int r = 0; r < rows; ++r) {
         TD* p = dst.addr(r0 + r, c0 + n);
-        float out = alpha * t[r * NR + n];
+        float out = alpha * t[r * FC + n];
         if (beta != 0.0f) out = std::fma(beta, to_float(*p), out);
         *p = convert<TD>(out);
       }

@@ -1,0 +1,178 @@
+// tessel/cpu/policy_amx.hpp — the AMX CPU policy: bf16-in GEMM on the tile registers, the rest on a SIMD policy.
+//
+// amx_policy<Base, Tiles, Tuning> is Base (a simd_policy: attention, and GEMMs
+// of fp32 / fp16 inputs) plus a GEMM configuration for bf16 inputs
+// (gemm_config.hpp's amx_gemm_config) whose tile ops are:
+//   shared tiles  bf16 panels in the tile registers' byte order (amx_a, amx_b:
+//                 1 KiB sub-tiles, A row by row, B in VNNI pairs)
+//   load          global -> panels: 64-byte row copies (K-contiguous A), pair
+//                 interleaves (N-contiguous B), 32-bit transposes of pairs
+//                 (K-contiguous B), element by element otherwise and at edges;
+//                 zero outside the matrix, and the extent tail written
+//   mma           a 32 × 32 micro-block of C at a time in tile registers 0-3
+//                 (C00 C01 / C10 C11), two A sub-tiles in 4-5 and two B
+//                 sub-tiles in 6-7 per 32-deep slice: four tdpbf16ps per slice;
+//                 slices and micro-blocks that are all padding skipped
+//   store         simd_policy's epilogue on the 16 × 16 row-major fragments
+//   schedule      packed_schedule on the raster's runs (Tuning::run_rows × run_cols)
+// Tiles is amx_hw (the instructions) or amx_emulated (arch/amx.hpp): the same
+// code, testable without AMX. The tile configuration is loaded at the start of
+// each mma and the tiles released at its end, so nothing of the tile state
+// outlives a call or depends on which thread ran the last one.
+// Every fast path computes what the generic tile ops compute on the same
+// layouts and the AMX atom (one atom per 32-deep slice, in slice order).
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "tessel/core/element.hpp"
+#include "tessel/core/tile_ops.hpp"
+#include "tessel/cpu/arch/amx.hpp"
+#include "tessel/cpu/atom/amx.hpp"
+#include "tessel/cpu/gemm_config.hpp"
+
+namespace tessel::cpu {
+
+// Blocks 128 × 128 × 256 (A 64 KiB, B 64 KiB of bf16, the accumulator 64 KiB),
+// runs of 4 block rows × 4 block columns: each A tile packed once per 4 column
+// blocks, each B tile once per 4 row blocks (the tile instructions leave the
+// packing a larger share of the time than on the fp32 paths).
+using amx_default_tuning = amx_tuning<128, 128, 256, 2, 4, 4>;
+
+template <class Base, class Tiles, class Tuning> struct amx_policy : Base {
+  using Base::load;
+  using Base::mma;
+  using Base::store;
+
+  using amx_config = amx_gemm_config<amx_policy, Tuning>;
+  template <class TIn, class TOut = TIn>
+  using gemm_config =
+      std::conditional_t<std::is_same_v<TIn, bf16>, amx_config, typename Base::template gemm_config<TIn, TOut>>;
+
+  // ---- global -> panels (block scope) ----------------------------------------
+  template <class Ctx, int R, int C, class TS>
+  static void load(Ctx&, st<bf16, amx_a<R, C>> dst, const gmatrix<TS>& src, int row0, int col0) {
+    static_assert(std::is_same_v<std::remove_const_t<TS>, bf16>, "amx load: bf16 sources only");
+    const int lines = Base::clamp(src.rows - row0, R), depth = Base::clamp(src.cols - col0, C);
+    for (int p = 0; p < R / 16; ++p)
+      for (int s = 0; s < C / 32; ++s) {
+        std::uint16_t* sub = bits(dst.data) + (p * (C / 32) + s) * 512;
+        const int r0 = p * 16, k0 = s * 32;
+        if (src.col_stride == 1 && r0 + 16 <= lines && k0 + 32 <= depth) {  // whole rows of 64 bytes
+          for (int r = 0; r < 16; ++r) std::memcpy(sub + r * 32, src.addr(row0 + r0 + r, col0 + k0), 64);
+        } else {
+          for (int r = 0; r < 16; ++r)
+            for (int k = 0; k < 32; ++k) sub[r * 32 + k] = element(src, row0, col0, r0 + r, k0 + k, lines, depth);
+        }
+      }
+    amx_a<R, C>::extent::set(dst.data, lines, depth);
+  }
+  template <class Ctx, int R, int C, class TS>
+  static void load(Ctx&, st<bf16, amx_b<R, C>> dst, const gmatrix<TS>& src, int row0, int col0) {
+    static_assert(std::is_same_v<std::remove_const_t<TS>, bf16>, "amx load: bf16 sources only");
+    const int depth = Base::clamp(src.rows - row0, R), lines = Base::clamp(src.cols - col0, C);
+    for (int p = 0; p < C / 16; ++p)
+      for (int s = 0; s < R / 32; ++s) {
+        std::uint16_t* sub = bits(dst.data) + (p * (R / 32) + s) * 512;
+        const int n0 = p * 16, k0 = s * 32;
+        const bool whole = n0 + 16 <= lines && k0 + 32 <= depth;
+        if (whole && src.col_stride == 1) {  // rows of B: interleave rows k and k + 1
+          for (int kp = 0; kp < 16; ++kp) {
+            const std::uint16_t* e = bits(src.addr(row0 + k0 + 2 * kp, col0 + n0));
+            const std::uint16_t* o = e + src.row_stride;
+            for (int n = 0; n < 16; ++n) {
+              sub[kp * 32 + 2 * n] = e[n];
+              sub[kp * 32 + 2 * n + 1] = o[n];
+            }
+          }
+        } else if (whole && src.row_stride == 1) {  // columns of B: each a run of 16 pairs; transpose the pairs
+          std::uint32_t pairs[16][16];
+          for (int n = 0; n < 16; ++n) std::memcpy(pairs[n], src.addr(row0 + k0, col0 + n0 + n), 64);
+          for (int kp = 0; kp < 16; ++kp)
+            for (int n = 0; n < 16; ++n) std::memcpy(sub + kp * 32 + 2 * n, &pairs[n][kp], 4);
+        } else {
+          for (int kp = 0; kp < 16; ++kp)
+            for (int n = 0; n < 16; ++n)
+              for (int q = 0; q < 2; ++q)
+                sub[kp * 32 + 2 * n + q] = element(src, row0, col0, k0 + 2 * kp + q, n0 + n, depth, lines);
+        }
+      }
+    amx_b<R, C>::extent::set(dst.data, lines, depth);
+  }
+
+  // ---- panels -> accumulator (warp scope) --------------------------------------
+  template <class Ctx, int TM, int TN, int R, int C, int RB, int CB>
+  static void mma(Ctx& ctx, rt<amx_atom, operand::c, TM, TN>& c, st<bf16, amx_a<R, C>> a, st<bf16, amx_b<RB, CB>> b,
+                  int a_row0, int b_col0) {
+    static_assert(C == RB, "mma: A's K must equal B's K");
+    if constexpr (TM % 2 != 0 || TN % 2 != 0) {
+      generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
+    } else {
+      if (a_row0 % 32 != 0 || b_col0 % 32 != 0) {  // not on micro-block boundaries: the portable path
+        generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
+        return;
+      }
+      int a_lines, a_depth, b_lines, b_depth;
+      amx_a<R, C>::extent::get(a.data, a_lines, a_depth);
+      amx_b<RB, CB>::extent::get(b.data, b_lines, b_depth);
+      const int depth = a_depth < b_depth ? a_depth : b_depth;  // beyond: zeros on both sides
+      const int slices = (depth + 31) / 32;
+      const int tm = Base::clamp((a_lines - a_row0 + 31) / 32, TM / 2);
+      const int tn = Base::clamp((b_lines - b_col0 + 31) / 32, TN / 2);
+      if (slices == 0 || tm == 0 || tn == 0) return;
+      constexpr std::int64_t row = 64;  // bytes per tile row, in the panels and in the fragments
+      Tiles::configure();
+      for (int j = 0; j < tn; ++j) {
+        const bf16* b0 = b.data + (b_col0 / 16 + 2 * j) * (RB / 32) * 512;
+        const bf16* b1 = b0 + (RB / 32) * 512;
+        for (int i = 0; i < tm; ++i) {
+          const bf16* a0 = a.data + (a_row0 / 16 + 2 * i) * (C / 32) * 512;
+          const bf16* a1 = a0 + (C / 32) * 512;
+          float* c00 = c.frag[2 * i][2 * j];
+          float* c01 = c.frag[2 * i][2 * j + 1];
+          float* c10 = c.frag[2 * i + 1][2 * j];
+          float* c11 = c.frag[2 * i + 1][2 * j + 1];
+          Tiles::template load<0>(c00, row);
+          Tiles::template load<1>(c01, row);
+          Tiles::template load<2>(c10, row);
+          Tiles::template load<3>(c11, row);
+          for (int s = 0; s < slices; ++s) {
+            Tiles::template load<4>(a0 + s * 512, row);
+            Tiles::template load<6>(b0 + s * 512, row);
+            Tiles::template dp<0, 4, 6>();
+            Tiles::template load<7>(b1 + s * 512, row);
+            Tiles::template dp<1, 4, 7>();
+            Tiles::template load<5>(a1 + s * 512, row);
+            Tiles::template dp<2, 5, 6>();
+            Tiles::template dp<3, 5, 7>();
+          }
+          Tiles::template store<0>(c00, row);
+          Tiles::template store<1>(c01, row);
+          Tiles::template store<2>(c10, row);
+          Tiles::template store<3>(c11, row);
+        }
+      }
+      Tiles::release();
+    }
+  }
+
+  // ---- accumulator -> global: the epilogue (warp scope) ------------------------
+  template <class Ctx, int TM, int TN, class TD>
+  static void store(Ctx&, const gmatrix<TD>& dst, const rt<amx_atom, operand::c, TM, TN>& t, int row0, int col0,
+                    float alpha, float beta) {
+    Base::store_fragments(dst, t, row0, col0, alpha, beta);
+  }
+
+ private:
+  static std::uint16_t* bits(bf16* p) { return reinterpret_cast<std::uint16_t*>(p); }
+  static const std::uint16_t* bits(const bf16* p) { return reinterpret_cast<const std::uint16_t*>(p); }
+  // Source element (i, j) of the tile at (row0, col0) as bits; 0 outside the
+  // valid rows × cols of the tile.
+  template <class TS>
+  static std::uint16_t element(const gmatrix<TS>& src, int row0, int col0, int i, int j, int rows, int cols) {
+    return i < rows && j < cols ? src.addr(row0 + i, col0 + j)->bits : std::uint16_t(0);
+  }
+};
+
+}  // namespace tessel::cpu
