@@ -81,16 +81,18 @@ template <class Base, class Tiles, class Tuning> struct amx_policy : Base {
           for (int kp = 0; kp < 16; ++kp) {
             const std::uint16_t* e = bits(src.addr(row0 + k0 + 2 * kp, col0 + n0));
             const std::uint16_t* o = e + src.row_stride;
-            for (int n = 0; n < 16; ++n) {
-              sub[kp * 32 + 2 * n] = e[n];
-              sub[kp * 32 + 2 * n + 1] = o[n];
-            }
+            std::uint32_t pair[16];  // (k, n) in the low half, (k + 1, n) in the high: one widening shift-or per vector
+            for (int n = 0; n < 16; ++n) pair[n] = std::uint32_t(e[n]) | std::uint32_t(o[n]) << 16;
+            std::memcpy(sub + kp * 32, pair, 64);
           }
         } else if (whole && src.row_stride == 1) {  // columns of B: each a run of 16 pairs; transpose the pairs
           std::uint32_t pairs[16][16];
           for (int n = 0; n < 16; ++n) std::memcpy(pairs[n], src.addr(row0 + k0, col0 + n0 + n), 64);
-          for (int kp = 0; kp < 16; ++kp)
-            for (int n = 0; n < 16; ++n) std::memcpy(sub + kp * 32 + 2 * n, &pairs[n][kp], 4);
+          for (int kp = 0; kp < 16; ++kp) {
+            std::uint32_t row[16];
+            for (int n = 0; n < 16; ++n) row[n] = pairs[n][kp];
+            std::memcpy(sub + kp * 32, row, 64);
+          }
         } else {
           for (int kp = 0; kp < 16; ++kp)
             for (int n = 0; n < 16; ++n)
