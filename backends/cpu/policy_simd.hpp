@@ -337,7 +337,7 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
       TD* p = dst.addr(r0 + r, c0);
       for (int n = 0; n < FC; n += W) {
         vec out = va * vec::load_aligned(t + r * FC + n);
-        if (beta != 0.0f) out = xsimd::fma(vb, load_as_float<Arch>(p + n), out);
+        if (beta != 0.0f) out = isa_ops<Arch>::fma(vb, load_as_float<Arch>(p + n), out);  // as store_any's std::fma
         store_from_float<Arch>(p + n, out);
       }
     }

@@ -35,6 +35,7 @@ template <> struct isa_ops<xsimd::fma3<xsimd::avx2>> {
   using arch = xsimd::fma3<xsimd::avx2>;
   using f32 = xsimd::batch<float, arch>;
   using i32 = xsimd::batch<std::int32_t, arch>;
+  TESSEL_HOST_DEVICE static f32 fma(f32 x, f32 y, f32 z) { return _mm256_fmadd_ps(x, y, z); }  // one rounding
 
   TESSEL_HOST_DEVICE static i32 load_u16(const std::uint16_t* p) {
     return _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));

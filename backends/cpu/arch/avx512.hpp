@@ -19,6 +19,10 @@ template <> struct isa_ops<xsimd::avx512bw> {
   TESSEL_HOST_DEVICE static void store_u16(std::uint16_t* p, i32 v) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi32_epi16(v));  // truncates to 16 bits
   }
+  // x · y + z with one rounding. (xsimd 8's fma has no AVX-512 kernel: its
+  // generic x * y + z leaves the fusing to the compiler, which may fuse either
+  // product of fma(b, c, a * t).)
+  TESSEL_HOST_DEVICE static f32 fma(f32 x, f32 y, f32 z) { return _mm512_fmadd_ps(x, y, z); }
   // p · 2^n, n integral (vscalefps: one rounding, subnormals and ±inf handled)
   TESSEL_HOST_DEVICE static f32 scale2(f32 p, f32 n) { return _mm512_scalef_ps(p, n); }
   // 8 lines × 16: the low halves give rows 0..7, the high halves rows 8..15.

@@ -7,6 +7,7 @@
 //   void store_u16(uint16_t* p, i32 v)        the low 16 bits of each lane
 //   void transpose8(const f32 (&in)[8], float* out, int ld)
 //        in[l][k] -> out[k·ld + l]  for l < 8, k < W   (8 lines × W -> W rows of 8)
+//   f32  fma(f32 x, f32 y, f32 z)              x · y + z, one rounding (the instruction, whatever xsimd does)
 //   f32  scale2(f32 p, f32 n)                  p · 2^n for integral n in [−151, 128], one rounding
 // xsimd 8.1 has no widening/narrowing integer casts nor transposes, hence these.
 #pragma once
