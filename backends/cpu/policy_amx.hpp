@@ -7,7 +7,8 @@
 //                 1 KiB sub-tiles, A row by row, B in VNNI pairs)
 //   load          global -> panels: 64-byte row copies (K-contiguous A), pair
 //                 interleaves (N-contiguous B), 32-bit transposes of pairs
-//                 (K-contiguous B), element by element otherwise and at edges;
+//                 (K-contiguous B; M-contiguous A after an interleave),
+//                 element by element otherwise and at edges;
 //                 zero outside the matrix, and the extent tail written
 //   mma           a 32 × 32 micro-block of C at a time in tile registers 0-3
 //                 (C00 C01 / C10 C11), two A sub-tiles in 4-5 and two B
@@ -29,6 +30,7 @@
 #include "tessel/core/element.hpp"
 #include "tessel/core/tile_ops.hpp"
 #include "tessel/cpu/arch/amx.hpp"
+#include "tessel/cpu/arch/isa_ops.hpp"  // specialised by Base's arch header (avx2.hpp, avx512.hpp)
 #include "tessel/cpu/atom/amx.hpp"
 #include "tessel/cpu/gemm_config.hpp"
 
@@ -59,8 +61,17 @@ template <class Base, class Tiles, class Tuning> struct amx_policy : Base {
       for (int s = 0; s < C / 32; ++s) {
         std::uint16_t* sub = bits(dst.data) + (p * (C / 32) + s) * 512;
         const int r0 = p * 16, k0 = s * 32;
-        if (src.col_stride == 1 && r0 + 16 <= lines && k0 + 32 <= depth) {  // whole rows of 64 bytes
+        const bool whole = r0 + 16 <= lines && k0 + 32 <= depth;
+        if (whole && src.col_stride == 1) {  // whole rows of 64 bytes
           for (int r = 0; r < 16; ++r) std::memcpy(sub + r * 32, src.addr(row0 + r0 + r, col0 + k0), 64);
+        } else if (whole && src.row_stride == 1) {  // columns of A: pair columns k, k+1 per row, then transpose the pairs
+          alignas(64) std::uint32_t pairs[16][16];  // [k / 2][row]
+          for (int kp = 0; kp < 16; ++kp) {
+            const std::uint16_t* e = bits(src.addr(row0 + r0, col0 + k0 + 2 * kp));
+            const std::uint16_t* o = e + src.col_stride;
+            for (int r = 0; r < 16; ++r) pairs[kp][r] = std::uint32_t(e[r]) | std::uint32_t(o[r]) << 16;
+          }
+          transpose_pairs(reinterpret_cast<const char*>(&pairs[0][0]), 64, sub);
         } else {
           for (int r = 0; r < 16; ++r)
             for (int k = 0; k < 32; ++k) sub[r * 32 + k] = element(src, row0, col0, r0 + r, k0 + k, lines, depth);
@@ -86,13 +97,8 @@ template <class Base, class Tiles, class Tuning> struct amx_policy : Base {
             std::memcpy(sub + kp * 32, pair, 64);
           }
         } else if (whole && src.row_stride == 1) {  // columns of B: each a run of 16 pairs; transpose the pairs
-          std::uint32_t pairs[16][16];
-          for (int n = 0; n < 16; ++n) std::memcpy(pairs[n], src.addr(row0 + k0, col0 + n0 + n), 64);
-          for (int kp = 0; kp < 16; ++kp) {
-            std::uint32_t row[16];
-            for (int n = 0; n < 16; ++n) row[n] = pairs[n][kp];
-            std::memcpy(sub + kp * 32, row, 64);
-          }
+          transpose_pairs(reinterpret_cast<const char*>(src.addr(row0 + k0, col0 + n0)),
+                          src.col_stride * std::int64_t(sizeof(bf16)), sub);
         } else {
           for (int kp = 0; kp < 16; ++kp)
             for (int n = 0; n < 16; ++n)
@@ -167,6 +173,24 @@ template <class Base, class Tiles, class Tuning> struct amx_policy : Base {
   }
 
  private:
+  // sub-tile row q (16 pairs of 32 bits) = column q of the 16 lines of 16 pairs
+  // at `lines` (line l at lines + l · ld bytes, any alignment): 8 lines × W pairs
+  // at a time through the SIMD transpose (isa_ops::transpose8), as float bits
+  // (moves only: no value is converted or canonicalised).
+  static void transpose_pairs(const char* lines, std::int64_t ld, std::uint16_t* sub) {
+    using vec = typename Base::vec;
+    using arch = typename vec::arch_type;
+    constexpr int W = int(vec::size);
+    static_assert(16 % W == 0, "transpose_pairs: 16 pairs are whole vectors");
+    float* out = reinterpret_cast<float*>(sub);
+    for (int l0 = 0; l0 < 16; l0 += 8)
+      for (int q0 = 0; q0 < 16; q0 += W) {
+        vec v[8];
+        for (int l = 0; l < 8; ++l)
+          v[l] = vec::load_unaligned(reinterpret_cast<const float*>(lines + (l0 + l) * ld + 4 * q0));
+        isa_ops<arch>::transpose8(v, out + q0 * 16 + l0, 16);
+      }
+  }
   static std::uint16_t* bits(bf16* p) { return reinterpret_cast<std::uint16_t*>(p); }
   static const std::uint16_t* bits(const bf16* p) { return reinterpret_cast<const std::uint16_t*>(p); }
   // Source element (i, j) of the tile at (row0, col0) as bits; 0 outside the

@@ -2,7 +2,8 @@
 // on the tile registers where this machine has them.
 //
 // Built where the machine has AVX2 (the emulated policy's SIMD side is the
-// AVX2 policy). Checked:
+// AVX2 policy), and once more where it has AVX-512 with TESSEL_AMX_TEST_AVX512
+// (the AVX-512 policy's side: its 16-lane transposes in the packs). Checked:
 //   * the policy on amx_emulated (arch/amx.hpp), through the one GEMM op and
 //     the packed schedule, bit for bit against a host loop that accumulates
 //     each C element in fp32 as the AMX atom defines (per 32-deep slice the
@@ -27,16 +28,25 @@
 
 #include "seed.hpp"
 #include "tessel/cpu/policy_amx.hpp"
+#if TESSEL_AMX_TEST_AVX512
+#include "tessel/cpu/policy_avx512.hpp"
+#else
 #include "tessel/cpu/policy_avx2.hpp"
+#endif
 #include "tessel/ops/gemm/dispatch.hpp"
 #include "tessel/tessel.hpp"
 
 namespace tessel::test {
 namespace {
 
-using emulated = cpu::amx_policy<cpu::avx2_policy, cpu::amx_emulated, cpu::amx_default_tuning>;
+#if TESSEL_AMX_TEST_AVX512
+using simd_base = cpu::avx512_policy;
+#else
+using simd_base = cpu::avx2_policy;
+#endif
+using emulated = cpu::amx_policy<simd_base, cpu::amx_emulated, cpu::amx_default_tuning>;
 // Small blocks: many blocks, runs and steps on small shapes.
-using emulated_small = cpu::amx_policy<cpu::avx2_policy, cpu::amx_emulated, cpu::amx_tuning<64, 32, 64, 2, 2, 2>>;
+using emulated_small = cpu::amx_policy<simd_base, cpu::amx_emulated, cpu::amx_tuning<64, 32, 64, 2, 2, 2>>;
 
 struct amx_case {
   int m, n, k, batch;
