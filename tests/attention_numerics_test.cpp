@@ -36,7 +36,8 @@ std::vector<target> targets() {
   if (support::default_device().kind != device_kind::host) return {{support::device_description(), nullptr}};
   std::vector<target> out;
   const std::string best = cpu_isa();
-  for (const char* isa : {"scalar", "avx2", "avx512", "amx"}) {
+  // (no "amx": its attention is the avx512 path's, already run here)
+  for (const char* isa : {"scalar", "avx2", "avx512"}) {
     try {
       set_cpu_isa(isa);
       out.push_back({std::string("cpu ") + isa, isa});

@@ -68,8 +68,7 @@ template <class Base, class Tiles, class Tuning> struct amx_policy : Base {
           alignas(64) std::uint32_t pairs[16][16];  // [k / 2][row]
           for (int kp = 0; kp < 16; ++kp) {
             const std::uint16_t* e = bits(src.addr(row0 + r0, col0 + k0 + 2 * kp));
-            const std::uint16_t* o = e + src.col_stride;
-            for (int r = 0; r < 16; ++r) pairs[kp][r] = std::uint32_t(e[r]) | std::uint32_t(o[r]) << 16;
+            pair_up(e, e + src.col_stride, pairs[kp]);
           }
           transpose_pairs(reinterpret_cast<const char*>(&pairs[0][0]), 64, sub);
         } else {
@@ -91,10 +90,7 @@ template <class Base, class Tiles, class Tuning> struct amx_policy : Base {
         if (whole && src.col_stride == 1) {  // rows of B: interleave rows k and k + 1
           for (int kp = 0; kp < 16; ++kp) {
             const std::uint16_t* e = bits(src.addr(row0 + k0 + 2 * kp, col0 + n0));
-            const std::uint16_t* o = e + src.row_stride;
-            std::uint32_t pair[16];  // (k, n) in the low half, (k + 1, n) in the high: one widening shift-or per vector
-            for (int n = 0; n < 16; ++n) pair[n] = std::uint32_t(e[n]) | std::uint32_t(o[n]) << 16;
-            std::memcpy(sub + kp * 32, pair, 64);
+            pair_up(e, e + src.row_stride, sub + kp * 32);
           }
         } else if (whole && src.row_stride == 1) {  // columns of B: each a run of 16 pairs; transpose the pairs
           transpose_pairs(reinterpret_cast<const char*>(src.addr(row0 + k0, col0 + n0)),
@@ -173,6 +169,13 @@ template <class Base, class Tiles, class Tuning> struct amx_policy : Base {
   }
 
  private:
+  // dst (64 bytes) = the 16 pairs (e[i], o[i]), e in the low half of each 32
+  // bits: one widening shift-or per vector.
+  static void pair_up(const std::uint16_t* e, const std::uint16_t* o, void* dst) {
+    std::uint32_t pair[16];
+    for (int i = 0; i < 16; ++i) pair[i] = std::uint32_t(e[i]) | std::uint32_t(o[i]) << 16;
+    std::memcpy(dst, pair, 64);
+  }
   // sub-tile row q (16 pairs of 32 bits) = column q of the 16 lines of 16 pairs
   // at `lines` (line l at lines + l · ld bytes, any alignment): 8 lines × W pairs
   // at a time through the SIMD transpose (isa_ops::transpose8), as float bits

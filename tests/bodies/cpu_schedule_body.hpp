@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "param_name.hpp"
 #include "seed.hpp"
 #include "tessel/core/pipeline.hpp"
 #include "tessel/cpu/schedule_packed.hpp"
@@ -206,13 +207,7 @@ TEST_P(Schedules, PackedMatchesRingBitForBit) {
   expect_same_bits<fp16, fp16>(c);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cpu, Schedules, ::testing::ValuesIn(cases()),
-                         [](const ::testing::TestParamInfo<sched_case>& i) {
-                           std::string s = i.param.name();
-                           for (char& ch : s)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(Cpu, Schedules, ::testing::ValuesIn(cases()), param_name<sched_case>);
 
 // The GEMM's raster on this policy's config: every tile exactly once per layer,
 // and runs (run_end) of at most R × S tiles that are rectangles of block rows ×

@@ -16,7 +16,6 @@
 //     measured on an Intel Xeon: bench/amx_rounding_probe.cpp).
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -26,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "param_name.hpp"
 #include "seed.hpp"
 #include "tessel/cpu/policy_amx.hpp"
 #if TESSEL_AMX_TEST_AVX512
@@ -207,13 +207,7 @@ template <class Policy> void expect_bit_exact(const amx_case& c) {
 TEST_P(AmxEmulated, DefaultBlocksMatchTheAtomBitForBit) { expect_bit_exact<emulated>(GetParam()); }
 TEST_P(AmxEmulated, SmallBlocksMatchTheAtomBitForBit) { expect_bit_exact<emulated_small>(GetParam()); }
 
-INSTANTIATE_TEST_SUITE_P(Cases, AmxEmulated, ::testing::ValuesIn(cases()),
-                         [](const ::testing::TestParamInfo<amx_case>& i) {
-                           std::string s = i.param.name();
-                           for (char& ch : s)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(Cases, AmxEmulated, ::testing::ValuesIn(cases()), param_name<amx_case>);
 
 // The tile instruction on its own, emulated: one tdpbf16ps against the generic
 // tile ops' view of it (the atom's maps), with a known product.
