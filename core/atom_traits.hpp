@@ -130,11 +130,15 @@ template <class Atom> TESSEL_HOST_DEVICE constexpr int c_source_of_a(int lane, i
 }
 template <class Atom> constexpr bool c_feeds_a() {
   if ((Atom::K % Atom::N != 0 && Atom::N % Atom::K != 0) || Atom::M <= 0) return false;
+  // Each lookup searches the C fragment, so each is made once: lane 0's per
+  // (k, v), then every other lane's against it.
   for (int k = 0; k < a_period<Atom>(); ++k)
-    for (int l = 0; l < Atom::lanes; ++l)
-      for (int v = 0; v < Atom::a_values; ++v)
-        if (c_source_of_a<Atom>(l, v, k) < 0 || c_source_of_a<Atom>(l, v, k) != c_source_of_a<Atom>(0, v, k))
-          return false;
+    for (int v = 0; v < Atom::a_values; ++v) {
+      const int s0 = c_source_of_a<Atom>(0, v, k);
+      if (s0 < 0) return false;
+      for (int l = 1; l < Atom::lanes; ++l)
+        if (c_source_of_a<Atom>(l, v, k) != s0) return false;
+    }
   return true;
 }
 
