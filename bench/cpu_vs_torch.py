@@ -110,15 +110,20 @@ def report(out_rows, a, op, name, dt, shape, flop, med, err_t, err_p, peer, extr
           f"{'ok' if row['ok'] else 'FAIL'}", flush=True)
 
 
+def operand(rows, cols, dt, transposed):
+    """A rows × cols matrix, row-major, or (transposed) the transposed view of a cols × rows one."""
+    return torch.randn(cols, rows, dtype=dt).t() if transposed else torch.randn(rows, cols, dtype=dt)
+
+
 def gemm_rows(lib, a, out_rows):
     for name in a.dtype.split(","):
         dt = NAMES[name]
-        for mnk in a.shapes.split(","):
+        for mnk, layout in ((s, lay) for s in a.shapes.split(",") for lay in a.layouts.split(",")):
             m, n, k = (int(x) for x in (mnk.split("x") if "x" in mnk else (mnk,) * 3))
             per_set = (m * k + k * n + m * n) * torch.tensor([], dtype=dt).element_size()
             sets = max(1, min(64, (a.rotate_mib << 20) // per_set))
-            A = [torch.randn(m, k, dtype=dt) for _ in range(sets)]
-            B = [torch.randn(k, n, dtype=dt) for _ in range(sets)]
+            A = [operand(m, k, dt, layout[0] == "t") for _ in range(sets)]
+            B = [operand(k, n, dt, layout[1] == "t") for _ in range(sets)]
             C = [torch.full((m, n), float("nan"), dtype=dt) for _ in range(sets)]
             ref = A[0].double() @ B[0].double()
             lib.gemm(A[0], B[0], C[0])
@@ -126,7 +131,8 @@ def gemm_rows(lib, a, out_rows):
             med = time_row({"tessel": lambda i: lib.gemm(A[i], B[i], C[i]),
                             "torch": lambda i: torch.mm(A[i], B[i], out=C[i])}, sets, a.rounds, a.min_sample_ms)
             peer = "torch.mm (MKL sgemm)" if dt == torch.float32 else "torch.mm (oneDNN)"
-            report(out_rows, a, "gemm", name, dt, f"{m}x{n}x{k}", 2.0 * m * n * k, med, err_t, err_p, peer)
+            shape = f"{m}x{n}x{k}" + ("" if layout == "nn" else f" {layout}")
+            report(out_rows, a, "gemm", name, dt, shape, 2.0 * m * n * k, med, err_t, err_p, peer)
 
 
 def attention_rows(lib, a, out_rows):
@@ -158,6 +164,8 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--dtype", default="fp32,bf16", help="GEMM input types (C in the input type)")
     ap.add_argument("--shapes", default="512,1024,2048,4096", help="N (N³) or MxNxK, comma-separated")
+    ap.add_argument("--layouts", default="nn", help="GEMM operand layouts, comma-separated: nn, tn, nt, tt "
+                    "(t: that operand is the transposed view of a row-major matrix, as x.t() in PyTorch)")
     ap.add_argument("--attention-dtype", default="fp32,bf16", help="attention types; '' for none")
     ap.add_argument("--seqs", default="1024,4096")
     ap.add_argument("--tokens", type=int, default=4096, help="batch = tokens / seq")
