@@ -4,7 +4,8 @@
 //
 // Per (dtype, threads, head_dim, seq, causal): q, k, v [batch, seq, heads|kv_heads,
 // head_dim] uniform [-1, 1) rounded to the dtype, fresh per buffer set, rotated
-// over as many sets as span env.rotate_bytes (at most 64). tessel's out has the
+// over as many sets as span env.rotate_bytes (at most 64), the peer's calls half
+// the sets away from tessel's (bench_ops.hpp, rotated_set). tessel's out has the
 // input type, the peer's is fp32 (from the same values widened). One poisoned
 // run of each on set 0 is checked: tessel against the peer (all of out) and
 // both against float64 (support::reference_attention) on sampled query rows.
@@ -201,7 +202,8 @@ int bench_attention(const parsed_args& args, bench_env& env) {
   std::printf("op: out[b,i,h,:] = softmax_j(q·k/sqrt(head_dim) + mask)·v, layout [batch, seq, heads, head_dim];\n"
               "  FLOPs = 4*batch*heads*seq_q*seq_kv*head_dim, halved when causal (bottom-right mask).\n"
               "  tessel's out has the input type; the peer computes in fp32 from the same values (widened).\n"
-              "  inputs uniform [-1, 1), fresh per buffer set, rotated over sets spanning >= %.0f MiB (at most 64).\n",
+              "  inputs uniform [-1, 1), fresh per buffer set, rotated over sets spanning >= %.0f MiB (at most 64),\n"
+              "  the peer's calls half the sets away from tessel's.\n",
               env.rotate_bytes / (1 << 20));
   std::printf("seed: %llu (set TESSEL_SEED to repeat the inputs)\n", (unsigned long long)support::run_seed());
   std::printf("check: tessel vs peer over all of out, and vs float64 on %zu sampled query rows; FAIL above %s\n",
@@ -264,6 +266,8 @@ int bench_attention(const parsed_args& args, bench_env& env) {
               st.v = std::make_unique<support::device_buffer>(env.dev, hv.bytes.size());
               st.out = std::make_unique<support::device_buffer>(env.dev, hq.bytes.size());
               if (peer) st.out_peer = std::make_unique<support::device_buffer>(env.dev, nq * 4);
+              map_pages(env.dev, *st.out);
+              if (peer) map_pages(env.dev, *st.out_peer);
               st.q->upload(hq.data(), hq.bytes.size());
               st.k->upload(hk.data(), hk.bytes.size());
               st.v->upload(hv.data(), hv.bytes.size());
@@ -319,8 +323,8 @@ int bench_attention(const parsed_args& args, bench_env& env) {
 
             // Timing.
             contender ct, cp;
-            ct.call = [&] { run_tessel(next_t++ % sets.size()); };
-            cp.call = [&] { peer->run(next_p++ % sets.size()); };
+            ct.call = [&] { run_tessel(rotated_set(next_t++, sets.size(), false)); };
+            cp.call = [&] { peer->run(rotated_set(next_p++, sets.size(), true)); };
             std::vector<contender*> cs{&ct};
             if (peer_runs) cs.push_back(&cp);
             rep.progress(std::string(label) + ": warm-up");

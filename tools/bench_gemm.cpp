@@ -8,8 +8,9 @@
 // batch strides M·K, K·N, M·N; batch 1 is a plain rank-2 problem. Fresh
 // uniform [-1, 1) inputs, rotated over as many buffer sets as it takes for
 // the bytes one contender touches in consecutive calls (A, B and its own C) to
-// span env.rotate_bytes (at most 64 sets), so that no call is timed from
-// cache. One poisoned run of each on set 0 is checked: tessel against the
+// span env.rotate_bytes (at most 64 sets), the peer's calls half the sets
+// away from tessel's (bench_ops.hpp, rotated_set), so that no call is timed
+// from cache. One poisoned run of each on set 0 is checked: tessel against the
 // peer (all entries), and both against float64 on 256 sampled entries; the
 // threshold is --tol plus the output type's rounding (bf16 2^-8, fp16 2^-11).
 // Then tessel and the peer are timed in interleaved rounds (bench_ops.hpp).
@@ -211,8 +212,8 @@ int bench_gemm(const parsed_args& args, bench_env& env) {
       "  peer computes C^T = op(B)^T op(A)^T, so 'nt' here is cuBLAS's TN. Column 'out': C's type (--out f32:\n"
       "  fp32; --out input: the input type, as torch.mm/bmm return); the peer writes the same type in its call.\n"
       "  Inputs uniform [-1, 1), fresh per buffer set, rotated over sets until the bytes one contender touches in\n"
-      "  consecutive calls (A, B, its own C) span >= %.0f MiB (at most 64 sets; column 'sets'); C poisoned before\n"
-      "  the checked run.\n",
+      "  consecutive calls (A, B, its own C) span >= %.0f MiB (at most 64 sets; column 'sets'), the peer's calls\n"
+      "  half the sets away from tessel's (neither reads inputs the other just read); C poisoned before the checked run.\n",
       env.rotate_bytes / (1 << 20));
   if (env.gpu) {
     const char* where = queue.s ? "one non-blocking stream of the bench's own, for tessel and the peer"
@@ -291,6 +292,8 @@ int bench_gemm(const parsed_args& args, bench_env& env) {
                 st.b = std::make_unique<support::device_buffer>(env.dev, hb.bytes.size());
                 st.c_tessel = std::make_unique<support::device_buffer>(env.dev, nc * dtype_size(to));
                 if (peer) st.c_peer = std::make_unique<support::device_buffer>(env.dev, nc * dtype_size(to));
+                map_pages(env.dev, *st.c_tessel);
+                if (peer) map_pages(env.dev, *st.c_peer);
                 st.a->upload(ha.data(), ha.bytes.size());
                 st.b->upload(hb.data(), hb.bytes.size());
                 if (i == 0) {
@@ -337,8 +340,8 @@ int bench_gemm(const parsed_args& args, bench_env& env) {
 
               // Timing.
               contender ct, cp;
-              ct.call = [&] { run_tessel(next_t++ % sets.size()); };
-              cp.call = [&] { peer->run(next_p++ % sets.size()); };
+              ct.call = [&] { run_tessel(rotated_set(next_t++, sets.size(), false)); };
+              cp.call = [&] { peer->run(rotated_set(next_p++, sets.size(), true)); };
               std::vector<contender*> cs{&ct};
               if (peer) cs.push_back(&cp);
               rep.progress(std::string(label) + ": warm-up");

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 
 #include "device_buffer.hpp"
 
@@ -50,6 +51,10 @@ void interleave(const device& dev, std::vector<contender*> cs, int rounds, const
       c.samples.push_back(time_calls(dev, c, c.inner));
     }
   }
+}
+
+void map_pages(const device& dev, support::device_buffer& buffer) {
+  if (dev.kind == device_kind::host && buffer.bytes() > 0) std::memset(buffer.data(), 0xFF, buffer.bytes());
 }
 
 double median(std::vector<double> v) {

@@ -9,6 +9,7 @@
 // time the same way: warm-up, calls batched to at least min_sample_ms between
 // device synchronizations, contenders interleaved round by round, medians.
 #pragma once
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -16,6 +17,10 @@
 #include "bench_report.hpp"
 #include "cli.hpp"
 #include "tessel/tensor.hpp"
+
+namespace tessel::support {
+class device_buffer;
+}
 
 namespace tessel::tools {
 
@@ -62,5 +67,20 @@ void calibrate(const device& dev, contender& c, double min_sample_ms);
 // `progress` (may be empty) is called with the round number before each round.
 void interleave(const device& dev, std::vector<contender*> cs, int rounds, const std::function<void(int)>& progress);
 double median(std::vector<double> v);
+// Writes every byte of a buffer on the host (0xFF: NaN in every float type), so that its pages are
+// mapped before any timed call: an output buffer that a timed call wrote first would charge that call
+// the page faults of its first touch (on a 2-core VM, a quarter of a 512^3 fp32 GEMM's time), and how
+// many of a row's samples pay them would depend on the number of sets and rounds. A no-op for device
+// memory (mapped when allocated).
+void map_pages(const device& dev, support::device_buffer& buffer);
+// The buffer set of a contender's i-th timed call, of `sets` rotated sets: tessel's call i reads set
+// i % sets, the peer's (i + sets / 2) % sets. In lockstep (both reading set i in turn) the second of a
+// round would find the inputs the first just read still in cache (L2 on a GPU, the last-level cache
+// on a CPU), and as the order alternates between rounds each contender would be warm in every other
+// round: its median would then depend on the parity of the round count. Half the sets apart, each
+// reads inputs that neither contender has touched for sets / 2 calls (over half the rotated bytes).
+inline std::size_t rotated_set(std::size_t i, std::size_t sets, bool peer) {
+  return (i + (peer ? sets / 2 : 0)) % sets;
+}
 
 }  // namespace tessel::tools
