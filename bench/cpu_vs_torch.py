@@ -8,8 +8,9 @@ its C ABI (BUILD/c_api/libtessel_c.so, api/c_api.h) on the same host tensors.
 
 Per row: fresh random inputs, rotated through enough sets to span --rotate-mib
 (so the timed calls do not find their operands in the last-level cache); every
-round times each contender once in turn (interleaved), a sample batching calls
-until it takes --min-sample-ms; the table shows medians. Outputs are poisoned
+round times each contender once in turn (interleaved, the order flipped every
+round; the second contender's calls half the rotated sets away from the first's),
+a sample batching calls until it takes --min-sample-ms; the table shows medians. Outputs are poisoned
 (NaN) before tessel writes them, and each contender's result is checked against
 a float64 reference (relative Frobenius error), so a fast wrong answer cannot
 look good. Threads: tessel's `threads` argument and torch.set_num_threads get
@@ -77,20 +78,22 @@ def rel_err(x, ref):
 
 
 def time_row(fns, sets, rounds, min_ms):
-    """fns: name -> fn(set index). Interleaved rounds, each sample on the next input set; median seconds."""
+    """fns: name -> fn(set index). Interleaved rounds, the order flipped every round, each call on the next input
+    set; the second contender's calls half the sets away from the first's, so that neither reads inputs the
+    other just read (as tessel-bench: tools/bench_ops.hpp, rotated_set); median seconds."""
     times = {n: [] for n in fns}
     counter = {n: 0 for n in fns}
 
-    def rotating(name, fn):
+    def rotating(name, fn, offset):
         def call():
-            fn(counter[name] % sets)
+            fn((counter[name] + offset) % sets)
             counter[name] += 1
         return call
-    calls = {n: rotating(n, f) for n, f in fns.items()}
-    for c in calls.values():  # warm-up: threads started, packs allocated
+    calls = [(n, rotating(n, f, j * (sets // 2))) for j, (n, f) in enumerate(fns.items())]
+    for _, c in calls:  # warm-up: threads started, packs allocated
         c()
-    for _ in range(rounds):
-        for n, c in calls.items():
+    for r in range(rounds):
+        for n, c in (calls if r % 2 == 0 else calls[::-1]):
             times[n].append(sample(c, min_ms))
     return {n: statistics.median(t) for n, t in times.items()}
 
