@@ -157,10 +157,12 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
 
   // ---- launcher ---------------------------------------------------------------
   // A kernel whose schedule is ranged (packed_schedule) gets one oneTBB task
-  // per worker, each claiming runs of work ids from a shared counter
-  // (Schedule::claim_end) and running them with run_range(), so that one
-  // worker runs neighbouring ids and reuses their packed tiles, in an arena
-  // that the thread keeps across launches (thread_arena). Any other kernel
+  // per worker and one segment of the work ids per worker
+  // (Schedule::segment_start); a task claims runs of ids from its own
+  // segment's counter, then from the others' in turn (Schedule::claim_end),
+  // and runs them with run_range(), so that one worker runs neighbouring ids
+  // and reuses their packed tiles, in an arena that the thread keeps across
+  // launches (thread_arena), while the workers stay far apart in the space. Any other kernel
   // (attention, or a GEMM config on the ring schedule) gets one oneTBB task
   // per block and a per-launch arena per worker, as before.
   template <class Kernel, class Params>
@@ -171,16 +173,30 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
     auto run = [&] {
       if constexpr (ranged_schedule<Kernel>::value) {
         using schedule = typename Kernel::schedule;
+        using op = typename Kernel::op;
         const int workers = tbb::this_task_arena::max_concurrency();
-        std::atomic<long> next{0};
-        tbb::parallel_for(block_range<Arch>(0, workers), [&](const block_range<Arch>&) {
+        struct alignas(64) segment {  // ids [next, end) not yet claimed; one cache line each
+          std::atomic<long> next;
+          long end;
+        };
+        const std::unique_ptr<segment[]> segs(new segment[std::size_t(workers)]);
+        for (int t = 0; t < workers; ++t) {
+          segs[t].next.store(schedule::template segment_start<op>(params, t, workers, blocks), std::memory_order_relaxed);
+          segs[t].end = schedule::template segment_start<op>(params, t + 1, workers, blocks);
+        }
+        std::atomic<long> unclaimed{blocks};  // of the whole launch: claim_end's tail
+        tbb::parallel_for(block_range<Arch>(0, workers), [&](const block_range<Arch>& task) {
           context ctx{0, shape.grid_z, 0, thread_arena(bytes)};
-          for (long first = next.load(std::memory_order_relaxed);;) {
-            if (first >= blocks) return;
-            const long end = schedule::template claim_end<typename Kernel::op>(params, first, blocks, workers);
-            if (!next.compare_exchange_weak(first, end, std::memory_order_relaxed)) continue;  // first reloaded
-            schedule::template run_range<typename Kernel::op>(ctx, params, first, end);
-            first = next.load(std::memory_order_relaxed);
+          for (int i = 0; i < workers; ++i) {  // its own segment first, then the others' in turn
+            segment& seg = segs[std::size_t((task.first + i) % workers)];
+            for (long first = seg.next.load(std::memory_order_relaxed); first < seg.end;) {
+              const long end = schedule::template claim_end<op>(params, first, seg.end, workers,
+                                                                unclaimed.load(std::memory_order_relaxed));
+              if (!seg.next.compare_exchange_weak(first, end, std::memory_order_relaxed)) continue;  // first reloaded
+              unclaimed.fetch_sub(end - first, std::memory_order_relaxed);
+              schedule::template run_range<op>(ctx, params, first, end);
+              first = seg.next.load(std::memory_order_relaxed);
+            }
           }
         });
       } else {

@@ -53,11 +53,17 @@
 // each group.
 //
 // Parallelism: a launcher that knows this schedule (simd_policy::launch) runs
-// one oneTBB task per worker; each takes claims of the flat work space
-// [0, tiles × layers) from one shared counter (claim_end: whole groups, then
-// a shrinking tail) and calls run_range() on each claim; run_range() cuts a
-// claim into groups at the op's run ends (or multiples of Group) and at
-// layer boundaries. A plain per-block launcher (cpu::launch) may also run it:
+// one oneTBB task per worker and cuts the flat work space [0, tiles × layers)
+// into one segment per worker (segment_start: equal shares, moved to group
+// ends). Each task takes claims from its own segment's counter (claim_end:
+// whole groups, then a shrinking tail), then from the other segments' in
+// turn, and calls run_range() on each claim; run_range() cuts a claim into
+// groups at the op's run ends (or multiples of Group) and at layer
+// boundaries. Workers thus start far apart in the work space, as a oneTBB
+// parallel_for over the blocks would place them: with one shared counter the
+// workers ran neighbouring groups side by side (the same rows of A and C at
+// once), and on the 2-vCPU Zen 4 VM such processes fell, in phases, into a
+// mode 1.27x slower at 4096 x 4096 x 256 (bench/notes/cpu_gemm.md, session 49). A plain per-block launcher (cpu::launch) may also run it:
 // run() is one unit.
 //
 // ODR: every function is a member of this template on P (the per-Arch policy),
@@ -215,29 +221,44 @@ template <class P, int Group> struct packed_schedule {
     return end < tiles ? end : tiles;
   }
 
-  // The end of the next claim of work ids, starting at `next`, for a
-  // launcher whose `threads` workers take claims from one shared counter.
-  // With one worker, or while at least two groups per worker remain, a claim
-  // is the rest of the current group (a whole group once the counter stands
-  // at a group's start): every group runs whole on one worker and gets all
-  // its reuse. The tail is claimed in pieces of remaining / threads ids (at
-  // least one, never across a group's end), so that workers finish together
-  // even where units cost unequal amounts (the partial tiles of the last row
-  // and column strips): a tail piece costs more copies of shared tiles, an
+  // The end of the next claim of work ids, starting at `next`, of a segment
+  // of ids that ends at `last`, for a launcher whose `threads` workers take
+  // claims while `remaining` ids of the whole launch are unclaimed. With one
+  // worker, or while at least two groups per worker remain, a claim is the
+  // rest of the current group (a whole group once the counter stands at a
+  // group's start): every group runs whole on one worker and gets all its
+  // reuse. The tail is claimed in pieces of remaining / threads ids (at least
+  // one, never across a group's end), so that workers finish together even
+  // where units cost unequal amounts (the partial tiles of the last row and
+  // column strips): a tail piece costs more copies of shared tiles, an
   // unequal finish costs whole work units.
-  template <class Op> static long claim_end(const typename Op::problem& p, long next, long blocks, int threads) {
+  template <class Op>
+  static long claim_end(const typename Op::problem& p, long next, long last, int threads, long remaining) {
     const long tiles = Op::tiles(p);
     const long layer0 = next - next % tiles;
     const long end_of_group = layer0 + group_end<Op>(p, int(next - layer0), int(tiles));
-    const long remaining = blocks - next;
-    long len = remaining;
+    long len = last - next;
     if (threads > 1 && remaining < 2L * threads * Group) {
       len = (remaining + threads - 1) / threads;
       if (len < 1) len = 1;
     }
     long end = next + len;
     if (end > end_of_group) end = end_of_group;
-    return end < blocks ? end : blocks;
+    return end < last ? end : last;
+  }
+
+  // Where worker t's segment of the work ids [0, blocks) starts, of `workers`
+  // segments (t = workers: blocks): at the t-th equal share, moved on to the
+  // end of the group it falls in, so that no group straddles two segments.
+  // Starts never decrease with t; a segment may be empty.
+  template <class Op> static long segment_start(const typename Op::problem& p, int t, int workers, long blocks) {
+    if (t <= 0) return 0;
+    if (t >= workers) return blocks;
+    const long tiles = Op::tiles(p);
+    long b = blocks * t / workers;
+    const long x = b % tiles;
+    if (x != 0) b += group_end<Op>(p, int(x - 1), int(tiles)) - x;
+    return b < blocks ? b : blocks;
   }
 
   // One block of a per-block launcher: work unit (block_x, z) for each z.
