@@ -19,6 +19,11 @@
 //                                          [first of the run, run_end) share operand tiles; a
 //                                          schedule that runs tiles in groups (the CPU's
 //                                          packed_schedule) cuts its groups at run ends; with it
+//   optional: static long unit_cost(p, tile)  the relative cost of work unit `tile` (the same
+//                                          in every layer; > 0); a schedule whose workers claim
+//                                          the work (packed_schedule) cuts its tail by cost, not
+//                                          by count (the GEMM: the rows × columns of its C tile,
+//                                          so the narrow last column strip counts for less)
 //     template <int I> static constexpr int run_tiles: the tiles of operand I that a run's
 //                                          units, in id order within one step, use before one
 //                                          is used again (default 1); a schedule that keeps
@@ -128,6 +133,11 @@ template <class Op> struct split_steps_of<Op, std::void_t<decltype(Op::split_ste
 template <class Op, class = void> struct run_ends_of : std::false_type {};
 template <class Op>
 struct run_ends_of<Op, std::void_t<decltype(Op::run_end(std::declval<const typename Op::problem&>(), 0))>>
+    : std::true_type {};
+// Whether the op states its work units' relative costs (unit_cost).
+template <class Op, class = void> struct unit_costs_of : std::false_type {};
+template <class Op>
+struct unit_costs_of<Op, std::void_t<decltype(Op::unit_cost(std::declval<const typename Op::problem&>(), 0))>>
     : std::true_type {};
 template <class Op, int I, class = void> struct run_tiles_of {
   static constexpr int value = 1;

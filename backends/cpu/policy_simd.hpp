@@ -34,6 +34,7 @@
 #include <new>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
@@ -159,7 +160,8 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
   // A kernel whose schedule is ranged (packed_schedule) gets one oneTBB task
   // per worker and one segment of the work ids per worker
   // (Schedule::segment_start); a task claims runs of ids from its own
-  // segment's counter, then from the others' in turn (Schedule::claim_end),
+  // segment's counter, then from the others' in turn (Schedule::claim_end; its
+  // tail by the op's unit costs, Schedule::work_costs),
   // and runs them with run_range(), so that one worker runs neighbouring ids
   // and reuses their packed tiles, in an arena that the thread keeps across
   // launches (thread_arena), while the workers stay far apart in the space. Any other kernel
@@ -184,16 +186,18 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
           segs[t].next.store(schedule::template segment_start<op>(params, t, workers, blocks), std::memory_order_relaxed);
           segs[t].end = schedule::template segment_start<op>(params, t + 1, workers, blocks);
         }
-        std::atomic<long> unclaimed{blocks};  // of the whole launch: claim_end's tail
+        const auto costs = workers > 1 ? typename schedule::template work_costs<op>(params)
+                                       : typename schedule::template work_costs<op>();
+        std::atomic<long> unclaimed{costs.of(0, blocks)};  // the cost of the launch's unclaimed ids: claim_end's tail
         tbb::parallel_for(block_range<Arch>(0, workers), [&](const block_range<Arch>& task) {
           context ctx{0, shape.grid_z, 0, thread_arena(bytes)};
           for (int i = 0; i < workers; ++i) {  // its own segment first, then the others' in turn
             segment& seg = segs[std::size_t((task.first + i) % workers)];
             for (long first = seg.next.load(std::memory_order_relaxed); first < seg.end;) {
-              const long end = schedule::template claim_end<op>(params, first, seg.end, workers,
+              const long end = schedule::template claim_end<op>(params, costs, first, seg.end, workers,
                                                                 unclaimed.load(std::memory_order_relaxed));
               if (!seg.next.compare_exchange_weak(first, end, std::memory_order_relaxed)) continue;  // first reloaded
-              unclaimed.fetch_sub(end - first, std::memory_order_relaxed);
+              unclaimed.fetch_sub(costs.of(first, end), std::memory_order_relaxed);
               schedule::template run_range<op>(ctx, params, first, end);
               first = seg.next.load(std::memory_order_relaxed);
             }

@@ -73,6 +73,7 @@
 #include <new>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "tessel/core/global_tile.hpp"
 #include "tessel/core/pipeline.hpp"
@@ -221,30 +222,63 @@ template <class P, int Group> struct packed_schedule {
     return end < tiles ? end : tiles;
   }
 
+  // The costs of the work ids of one launch: the op's unit costs
+  // (core/pipeline.hpp, unit_cost) where it states them, else 1 an id. With
+  // costs, one layer's prefix sums are kept (tiles + 1 longs, built once per
+  // launch of more than one worker).
+  template <class Op> struct work_costs {
+    long tiles = 1, layer = 1, most = 1;  // ids per layer; one layer's cost; the largest unit cost
+    std::vector<long> prefix;             // prefix[x]: the cost of tiles [0, x) of a layer
+    work_costs() = default;
+    explicit work_costs(const typename Op::problem& p) : tiles(Op::tiles(p)) {
+      if constexpr (unit_costs_of<Op>::value) {
+        if (tiles <= 0) return;
+        prefix.assign(std::size_t(tiles) + 1, 0);
+        for (long x = 0; x < tiles; ++x) {
+          const long c = Op::unit_cost(p, int(x));
+          most = c > most ? c : most;
+          prefix[std::size_t(x) + 1] = prefix[std::size_t(x)] + c;
+        }
+        layer = prefix[std::size_t(tiles)];
+        most = most > 0 ? most : 1;
+      }
+    }
+    long before(long id) const {  // the cost of the ids [0, id)
+      if (prefix.empty()) return id;
+      return id / tiles * layer + prefix[std::size_t(id % tiles)];
+    }
+    long of(long first, long last) const { return before(last) - before(first); }
+  };
+
   // The end of the next claim of work ids, starting at `next`, of a segment
   // of ids that ends at `last`, for a launcher whose `threads` workers take
-  // claims while `remaining` ids of the whole launch are unclaimed. With one
-  // worker, or while at least two groups per worker remain, a claim is the
-  // rest of the current group (a whole group once the counter stands at a
-  // group's start): every group runs whole on one worker and gets all its
-  // reuse. The tail is claimed in pieces of remaining / threads ids (at least
-  // one, never across a group's end), so that workers finish together even
-  // where units cost unequal amounts (the partial tiles of the last row and
-  // column strips): a tail piece costs more copies of shared tiles, an
-  // unequal finish costs whole work units.
+  // claims while work of cost `remaining` (work_costs) is unclaimed in the
+  // whole launch. With one worker, or while at least two groups of the
+  // costliest units per worker remain, a claim is the rest of the current
+  // group (a whole group once the counter stands at a group's start): every
+  // group runs whole on one worker and gets all its reuse. The tail is
+  // claimed in pieces of at most remaining / threads of cost (at least one
+  // id, never across a group's end), so that workers finish together where
+  // units cost unequal amounts (the partial tiles of the last row and column
+  // strips): a tail piece costs more copies of shared tiles, an unequal
+  // finish costs whole work units. By cost, not by count: at 1024^3 on two
+  // AVX-512 workers the last two groups are a full column strip and one a
+  // third as wide, and a count of ids gave the full one whole to whichever
+  // worker claimed first (bench/notes/cpu_gemm.md, session 50).
   template <class Op>
-  static long claim_end(const typename Op::problem& p, long next, long last, int threads, long remaining) {
+  static long claim_end(const typename Op::problem& p, const work_costs<Op>& costs, long next, long last,
+                        int threads, long remaining) {
     const long tiles = Op::tiles(p);
     const long layer0 = next - next % tiles;
-    const long end_of_group = layer0 + group_end<Op>(p, int(next - layer0), int(tiles));
-    long len = last - next;
-    if (threads > 1 && remaining < 2L * threads * Group) {
-      len = (remaining + threads - 1) / threads;
-      if (len < 1) len = 1;
+    long end = layer0 + group_end<Op>(p, int(next - layer0), int(tiles));
+    if (end > last) end = last;
+    if (threads > 1 && remaining < 2L * threads * Group * costs.most) {
+      const long budget = (remaining + threads - 1) / threads;
+      long piece = next + 1;  // at least one id
+      while (piece < end && costs.of(next, piece + 1) <= budget) ++piece;
+      end = piece;
     }
-    long end = next + len;
-    if (end > end_of_group) end = end_of_group;
-    return end < last ? end : last;
+    return end;
   }
 
   // Where worker t's segment of the work ids [0, blocks) starts, of `workers`

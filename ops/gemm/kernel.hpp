@@ -104,6 +104,13 @@ template <class P, class TIn, class TOut, bool AK, bool BN_> struct gemm_stages 
     return {r.bm, r.bn, layer};
   }
   TESSEL_HOST_DEVICE static int run_end(const problem& p, int id) { return raster_at(p, id).run_end; }
+  // A unit's relative cost: its C tile's rows × columns (the last row and column strips are partial).
+  static long unit_cost(const problem& p, int id) {
+    const raster_pos r = raster_at(p, id);
+    const int rows = p.c.rows - r.bm * BM < BM ? p.c.rows - r.bm * BM : BM;
+    const int cols = p.c.cols - r.bn * BN < BN ? p.c.cols - r.bn * BN : BN;
+    return long(rows) * cols;
+  }
   // Within a step, a run's units take one A tile at a time (its row's) and
   // its S B tiles in turn, row after row.
   template <int I> static constexpr int run_tiles = I == 0 ? 1 : raster_cols;

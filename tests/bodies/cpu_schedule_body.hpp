@@ -13,6 +13,8 @@
 //     fp32 / bf16 / fp16 in, fp32 / fp16 out, beta 0 over NaN and beta != 0,
 //     K = 0, 1 and 3 threads;
 //   * the raster: runs of block rows × block columns covering every tile once;
+//   * the launcher's claims: within their group and segment, the tail's
+//     pieces by the op's unit costs (by count without them);
 //   * the reuse itself: the number of operand copies the packed schedule
 //     makes on one thread equals, per run of the raster and step, one copy
 //     of each A tile (block row) and of each B tile (block column) in it.
@@ -246,6 +248,72 @@ TEST(PackedSchedule, RasterRunsAreRectanglesCoveringEveryTileOnce) {
       }
       for (std::size_t i = 0; i < seen.size(); ++i) ASSERT_EQ(seen[i], 1) << tiles_m << "x" << tiles_n << " tile " << i;
     }
+}
+
+// The launcher's claims (packed_schedule::claim_end) and the work's costs
+// (work_costs): the GEMM's unit costs are its C tiles' rows × columns; a
+// claim never crosses its group's end or its segment's, holds at least one
+// id, is the rest of the group while enough work remains, and in the tail
+// costs at most the unclaimed work's share per worker (or is one id); an op
+// without unit costs counts ids, in pieces of remaining / threads.
+struct gemm_without_costs : ops::gemm_stages<packed_policy, float, float, true, true> {
+  static void unit_cost() = delete;  // hides the GEMM's: the schedule counts ids
+};
+TEST(PackedSchedule, TailClaimsShareTheWorkByCost) {
+  if (!policy_available()) GTEST_SKIP() << "this CPU cannot run the " << policy_name << " policy";
+  using Op = ops::gemm_stages<packed_policy, float, float, true, true>;
+  using S = typename Op::config::schedule;
+  static_assert(unit_costs_of<Op>::value && !unit_costs_of<gemm_without_costs>::value);
+  constexpr int R = Op::raster_rows, G = S::group;
+  for (const int tiles_m : {1, R, 2 * R + 1})
+    for (const int tiles_n : {1, 3, 6})
+      for (const int layers : {1, 3}) {
+        ops::gemm_problem<float, float> p{};
+        p.c = {nullptr, tiles_m * Op::BM - Op::BM / 2, tiles_n * Op::BN - 2 * Op::BN / 3, 1, 1, false};  // narrow edges
+        p.batch = layers;
+        const long tiles = Op::tiles(p), blocks = tiles * layers;
+        const std::string at = std::to_string(tiles_m) + "x" + std::to_string(tiles_n) + "x" + std::to_string(layers);
+        const typename S::template work_costs<Op> costs(p);
+        const typename S::template work_costs<gemm_without_costs> ids(p);
+        long sum = 0, most = 0;
+        for (long id = 0; id < blocks; ++id) {
+          ASSERT_EQ(costs.before(id), sum) << at << " id " << id;
+          ASSERT_EQ(ids.before(id), id) << at;
+          const int x = int(id % tiles);
+          const long c = Op::unit_cost(p, x);
+          const auto w = Op::work_at(p, x, 0);
+          const int rows = std::min(Op::BM, p.c.rows - w.bm * Op::BM), cols = std::min(Op::BN, p.c.cols - w.bn * Op::BN);
+          ASSERT_EQ(c, long(rows) * cols) << at << " id " << id;
+          sum += c;
+          most = std::max(most, c);
+        }
+        ASSERT_EQ(costs.of(0, blocks), sum) << at;
+        ASSERT_EQ(costs.most, most) << at;
+        for (const int threads : {1, 2, 3, 8})
+          for (long next = 0; next < blocks; ++next)
+            for (const long last : {blocks, std::min(blocks, next + 3)})
+              for (const long remaining : {costs.of(next, blocks), costs.of(next, blocks) / 2 + 1, most / 2 + 1}) {
+                const long x = next % tiles, group_end = next - x + S::template group_end<Op>(p, int(x), int(tiles));
+                const long bound = std::min(group_end, last);
+                const long end = S::template claim_end<Op>(p, costs, next, last, threads, remaining);
+                const std::string c = at + ", " + std::to_string(threads) + " threads, next " + std::to_string(next) +
+                                      ", remaining " + std::to_string(remaining);
+                ASSERT_GT(end, next) << c;
+                ASSERT_LE(end, bound) << c;
+                if (threads == 1 || remaining >= 2L * threads * G * most) {
+                  EXPECT_EQ(end, bound) << c;
+                } else {
+                  const long budget = (remaining + threads - 1) / threads;
+                  if (end - next > 1) EXPECT_LE(costs.of(next, end), budget) << c;
+                  if (end < bound) EXPECT_GT(costs.of(next, end + 1), budget) << c;  // no smaller than it may be
+                }
+                // Counting ids: the rest of the group, or pieces of remaining / threads ids.
+                const long id_end = S::template claim_end<gemm_without_costs>(p, ids, next, last, threads, remaining);
+                const long len = threads > 1 && remaining < 2L * threads * G ? std::max(1L, (remaining + threads - 1) / threads)
+                                                                            : bound - next;
+                EXPECT_EQ(id_end, std::min(bound, next + len)) << c;
+              }
+      }
 }
 
 // One thread, run_range over every work id: within a step, each A tile is
