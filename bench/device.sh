@@ -121,7 +121,7 @@ sanitize() {  # tool label command...
   local tool=$1 label=$2; shift 2
   local log=$OUT/sanitize.log t0
   t0=$(date +%s)
-  echo "==== $tool on $label: $*" >>"$log"
+  echo "==== $tool on $label: ${*//$root\//}" >>"$log"  # paths relative to the repository
   local part
   part=$(mktemp)
   timeout "${TESSEL_SANITIZE_TIMEOUT:-120}" compute-sanitizer --tool "$tool" --error-exitcode 99 "$@" >"$part" 2>&1
