@@ -227,7 +227,7 @@ template <class P, int Group> struct packed_schedule {
   // costs, one layer's prefix sums are kept (tiles + 1 longs, built once per
   // launch of more than one worker).
   template <class Op> struct work_costs {
-    long tiles = 1, layer = 1, most = 1;  // ids per layer; one layer's cost; the largest unit cost
+    long tiles = 1, layer = 1, most = 1;  // ids per layer; one layer's cost; the largest unit cost (costs are > 0)
     std::vector<long> prefix;             // prefix[x]: the cost of tiles [0, x) of a layer
     work_costs() = default;
     explicit work_costs(const typename Op::problem& p) : tiles(Op::tiles(p)) {
@@ -240,7 +240,6 @@ template <class P, int Group> struct packed_schedule {
           prefix[std::size_t(x) + 1] = prefix[std::size_t(x)] + c;
         }
         layer = prefix[std::size_t(tiles)];
-        most = most > 0 ? most : 1;
       }
     }
     long before(long id) const {  // the cost of the ids [0, id)
