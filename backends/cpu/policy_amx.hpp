@@ -106,14 +106,18 @@ template <class Base, class Tiles, class Tuning> struct amx_policy : Base {
   }
 
   // ---- panels -> accumulator (warp scope) --------------------------------------
+  // c += a · b, or c = a · b where accumulate is false (mma_overwrites, as the
+  // SIMD policy's): C's tile registers start from tilezero instead of a load.
   template <class Ctx, int TM, int TN, int R, int C, int RB, int CB>
   static void mma(Ctx& ctx, rt<amx_atom, operand::c, TM, TN>& c, st<bf16, amx_a<R, C>> a, st<bf16, amx_b<RB, CB>> b,
-                  int a_row0, int b_col0) {
+                  int a_row0, int b_col0, bool accumulate) {
     static_assert(C == RB, "mma: A's K must equal B's K");
     if constexpr (TM % 2 != 0 || TN % 2 != 0) {
+      if (!accumulate) generic_tile_ops::zero(c);
       generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
     } else {
       if (a_row0 % 32 != 0 || b_col0 % 32 != 0) {  // not on micro-block boundaries: the portable path
+        if (!accumulate) generic_tile_ops::zero(c);
         generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
         return;
       }
@@ -124,6 +128,11 @@ template <class Base, class Tiles, class Tuning> struct amx_policy : Base {
       const int slices = (depth + 31) / 32;
       const int tm = Base::clamp((a_lines - a_row0 + 31) / 32, TM / 2);
       const int tn = Base::clamp((b_lines - b_col0 + 31) / 32, TN / 2);
+      if (!accumulate)  // micro-blocks of padding only, which the loop below skips, are a product of zeros
+        for (int i = 0; i < TM / 2; ++i)
+          for (int j = 0; j < TN / 2; ++j)
+            if (i >= tm || j >= tn || slices == 0)
+              for (int q = 0; q < 4; ++q) std::memset(c.frag[2 * i + q / 2][2 * j + q % 2], 0, sizeof c.frag[0][0]);
       if (slices == 0 || tm == 0 || tn == 0) return;
       constexpr std::int64_t row = 64;  // bytes per tile row, in the panels and in the fragments
       Tiles::configure();
@@ -137,10 +146,17 @@ template <class Base, class Tiles, class Tuning> struct amx_policy : Base {
           float* c01 = c.frag[2 * i][2 * j + 1];
           float* c10 = c.frag[2 * i + 1][2 * j];
           float* c11 = c.frag[2 * i + 1][2 * j + 1];
-          Tiles::template load<0>(c00, row);
-          Tiles::template load<1>(c01, row);
-          Tiles::template load<2>(c10, row);
-          Tiles::template load<3>(c11, row);
+          if (accumulate) {
+            Tiles::template load<0>(c00, row);
+            Tiles::template load<1>(c01, row);
+            Tiles::template load<2>(c10, row);
+            Tiles::template load<3>(c11, row);
+          } else {
+            Tiles::template zero<0>();
+            Tiles::template zero<1>();
+            Tiles::template zero<2>();
+            Tiles::template zero<3>();
+          }
           for (int s = 0; s < slices; ++s) {
             Tiles::template load<4>(a0 + s * 512, row);
             Tiles::template load<6>(b0 + s * 512, row);
@@ -159,6 +175,11 @@ template <class Base, class Tiles, class Tuning> struct amx_policy : Base {
       }
       Tiles::release();
     }
+  }
+  template <class Ctx, int TM, int TN, int R, int C, int RB, int CB>
+  static void mma(Ctx& ctx, rt<amx_atom, operand::c, TM, TN>& c, st<bf16, amx_a<R, C>> a, st<bf16, amx_b<RB, CB>> b,
+                  int a_row0, int b_col0) {
+    mma(ctx, c, a, b, a_row0, b_col0, true);
   }
 
   // ---- accumulator -> global: the epilogue (warp scope) ------------------------

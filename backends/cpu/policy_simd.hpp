@@ -10,9 +10,11 @@
 //                 zero outside the matrix (the masked edge of partial tiles)
 //   mma           the register-blocked micro-kernel: for each MR × NR micro-tile
 //                 of the block's accumulator, C stays in MR·NR/W registers for
-//                 the whole packed K chunk (W = float lanes of Arch)
+//                 the whole packed K chunk (W = float lanes of Arch); a unit's
+//                 first step starts from zeroed registers (mma_overwrites)
 //   store         epilogue alpha / beta (C not read when beta == 0), masked
-//                 edges, fp32 / fp16 / bf16 out rounded like core/element.hpp
+//                 edges, fp32 / fp16 / bf16 out rounded like core/element.hpp,
+//                 row by row of C across a fragment row's whole fragments
 //   schedule      packed_schedule (schedule_packed.hpp): the raster's runs of
 //                 block rows × block columns run step-major as one group, so
 //                 a step's packed A tile is reused along its row of the run
@@ -130,11 +132,17 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
   }
 
   // ---- packed shared -> accumulator (warp scope) -----------------------------
+  // c += a · b, or c = a · b where accumulate is false (core/tile_ops.hpp,
+  // mma_overwrites): a unit's first step then starts its micro-tiles from
+  // zeroed registers instead of zeroing the accumulator in memory and loading
+  // it back (a 96 KiB store and load per AVX-512 unit; a GEMM of one K step,
+  // K <= BK, has nothing else between the packs and the epilogue).
   template <class Ctx, int TM, int TN, int R, int C, int RB, int CB>
   static void mma(Ctx& ctx, rt<atom, operand::c, TM, TN>& c, st<float, packed_a<R, C, MR>> a,
-                  st<float, packed_b<RB, CB, NR>> b, int a_row0, int b_col0) {
+                  st<float, packed_b<RB, CB, NR>> b, int a_row0, int b_col0, bool accumulate) {
     static_assert(C == RB, "mma: A's K must equal B's K");
     if (a_row0 % MR != 0 || b_col0 % NR != 0) {  // not on panel boundaries: the portable path
+      if (!accumulate) generic_tile_ops::zero(c);
       generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
       return;
     }
@@ -145,8 +153,20 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
     const int tm = clamp((a_lines - a_row0 + MR - 1) / MR, TM), tn = clamp((b_lines - b_col0 + NR - 1) / NR, TN);
     const float* pa = a.data + (a_row0 / MR) * MR * C;
     const float* pb = b.data + (b_col0 / NR) * NR * C;
-    for (int j = 0; j < tn; ++j)
-      for (int i = 0; i < tm; ++i) micro_kernel(pa + i * MR * C, pb + j * NR * C, c.frag[i][j], depth);
+    for (int j = 0; j < TN; ++j)
+      for (int i = 0; i < TM; ++i) {
+        if (i < tm && j < tn) {
+          if (accumulate) micro_kernel<true>(pa + i * MR * C, pb + j * NR * C, c.frag[i][j], depth);
+          else micro_kernel<false>(pa + i * MR * C, pb + j * NR * C, c.frag[i][j], depth);
+        } else if (!accumulate) {  // all padding: a product of zeros
+          std::memset(c.frag[i][j], 0, sizeof c.frag[i][j]);
+        }
+      }
+  }
+  template <class Ctx, int TM, int TN, int R, int C, int RB, int CB>
+  static void mma(Ctx& ctx, rt<atom, operand::c, TM, TN>& c, st<float, packed_a<R, C, MR>> a,
+                  st<float, packed_b<RB, CB, NR>> b, int a_row0, int b_col0) {
+    mma(ctx, c, a, b, a_row0, b_col0, true);
   }
 
   // ---- accumulator -> global: the epilogue (warp scope) ----------------------
@@ -252,14 +272,22 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
     constexpr int FR = Atom::M, FC = Atom::N;
     static_assert(Atom::lanes == 1 && Atom::c_values == FR * FC && FC % W == 0 && row_major_c<Atom>(),
                   "store_fragments: one lane's row-major C fragments of whole vectors");
-    for (int i = 0; i < TM; ++i)
-      for (int j = 0; j < TN; ++j) {
-        const int r0 = row0 + i * FR, c0 = col0 + j * FC;
-        if (r0 >= dst.rows || c0 >= dst.cols) continue;
-        const bool full = r0 + FR <= dst.rows && c0 + FC <= dst.cols;
-        if (full && dst.col_stride == 1) store_rows<FR, FC>(dst, t.frag[i][j], r0, c0, alpha, beta);
-        else store_any<FR, FC>(dst, t.frag[i][j], r0, c0, alpha, beta);
+    // Row-major C: the whole fragments of a fragment row are written row by
+    // row of C (TN · FC contiguous columns at a time, one stream the hardware
+    // prefetcher follows), the edge fragments element by element.
+    for (int i = 0; i < TM; ++i) {
+      const int r0 = row0 + i * FR;
+      if (r0 >= dst.rows) continue;
+      int whole = 0;  // fragments j < whole are inside C
+      if (r0 + FR <= dst.rows && dst.col_stride == 1)
+        while (whole < TN && col0 + (whole + 1) * FC <= dst.cols) ++whole;
+      for (int r = 0; r < FR && whole > 0; ++r)
+        for (int j = 0; j < whole; ++j) store_row<FC>(dst, t.frag[i][j] + r * FC, r0 + r, col0 + j * FC, alpha, beta);
+      for (int j = whole; j < TN; ++j) {
+        const int c0 = col0 + j * FC;
+        if (c0 < dst.cols) store_any<FR, FC>(dst, t.frag[i][j], r0, c0, alpha, beta);
       }
+    }
   }
 
   // Packs Lines × Depth elements (line l, depth d at src[l·ls + d·ds]) into
@@ -333,11 +361,17 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
       }
   }
 
-  // C(MR × NR, row-major, at c) += A panel (MR × depth, k-major) · B panel (depth × NR, k-major).
-  static void micro_kernel(const float* a, const float* b, float* c, int depth) {
+  // C(MR × NR, row-major, at c) += A panel (MR × depth, k-major) · B panel (depth × NR, k-major);
+  // C = A · B where Accumulate is false (C is not read).
+  template <bool Accumulate> static void micro_kernel(const float* a, const float* b, float* c, int depth) {
     constexpr int NV = NR / W;
     vec acc[MR][NV];
-    static_for<MR>([&](auto r) { static_for<NV>([&](auto v) { acc[r][v] = vec::load_aligned(c + r * NR + v * W); }); });
+    static_for<MR>([&](auto r) {
+      static_for<NV>([&](auto v) {
+        if constexpr (Accumulate) acc[r][v] = vec::load_aligned(c + r * NR + v * W);
+        else acc[r][v] = vec(0.0f);
+      });
+    });
     for (int k = 0; k < depth; ++k) {
       vec bv[NV];
       static_for<NV>([&](auto v) { bv[v] = vec::load_aligned(b + k * NR + v * W); });
@@ -349,17 +383,15 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
     static_for<MR>([&](auto r) { static_for<NV>([&](auto v) { acc[r][v].store_aligned(c + r * NR + v * W); }); });
   }
 
-  // A whole FR × FC fragment into row-major C.
-  template <int FR, int FC, class TD>
-  static void store_rows(const gmatrix<TD>& dst, const float* t, int r0, int c0, float alpha, float beta) {
+  // One row of FC values of a whole fragment (t: its row) into row-major C at (r, c0).
+  template <int FC, class TD>
+  static void store_row(const gmatrix<TD>& dst, const float* t, int r, int c0, float alpha, float beta) {
     const vec va(alpha), vb(beta);
-    for (int r = 0; r < FR; ++r) {
-      TD* p = dst.addr(r0 + r, c0);
-      for (int n = 0; n < FC; n += W) {
-        vec out = va * vec::load_aligned(t + r * FC + n);
-        if (beta != 0.0f) out = isa_ops<Arch>::fma(vb, load_as_float<Arch>(p + n), out);  // as store_any's std::fma
-        store_from_float<Arch>(p + n, out);
-      }
+    TD* p = dst.addr(r, c0);
+    for (int n = 0; n < FC; n += W) {
+      vec out = va * vec::load_aligned(t + n);
+      if (beta != 0.0f) out = isa_ops<Arch>::fma(vb, load_as_float<Arch>(p + n), out);  // as store_any's std::fma
+      store_from_float<Arch>(p + n, out);
     }
   }
   // Edge fragments and column-major C: element by element, same arithmetic.

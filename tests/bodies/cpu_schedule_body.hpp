@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <ostream>
 #include <random>
 #include <string>
@@ -378,6 +379,65 @@ TEST(PackedSchedule, CopiesEachSharedTileOncePerRunAndStep) {
       EXPECT_NEAR(c[i], ref, 1e-5 * s.k) << s.m << "x" << s.n << "x" << s.k << " at (" << r << ", " << col << ")";
     }
   }
+}
+
+// The GEMM's overwriting mma (core/tile_ops.hpp, mma_overwrites; the SIMD
+// policies have it, the scalar one not): mma(..., accumulate = false) over an
+// accumulator of NaN gives, bit for bit, what zero() then the accumulating mma
+// gives, in every fragment: on whole tiles, on tiles whose valid rows, columns
+// and depth end inside the tile (micro-tiles of padding only are skipped by
+// the product and must still be written), and on tiles of no valid depth.
+template <class P> void expect_overwriting_mma() {
+  using Op = ops::gemm_stages<P, float, float, true, true>;
+  using acc_t = typename Op::acc_t;
+  using tile_a = typename Op::tile_a;
+  using tile_b = typename Op::tile_b;
+  {
+    const int bm = Op::BM, bn = Op::BN, bk = Op::BK;
+    struct extent {
+      int rows, cols, depth;
+    };
+    for (const extent e : {extent{bm, bn, bk}, extent{bm - 11, bn - 13, bk - 5}, extent{3, 5, 7}, extent{bm, bn, 0}}) {
+      std::mt19937_64 rng(case_seed("overwrite" + std::to_string(e.rows) + "x" + std::to_string(e.cols) + "x" +
+                                    std::to_string(e.depth)));
+      std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+      std::vector<float> a(std::size_t(e.rows) * (e.depth + 1)), b(std::size_t(e.depth + 1) * e.cols);
+      for (float& x : a) x = dist(rng);
+      for (float& x : b) x = dist(rng);
+      const gmatrix<float> ga{a.data(), e.rows, e.depth, e.depth + 1, 1, false};
+      const gmatrix<float> gb{b.data(), e.depth, e.cols, e.cols, 1, false};
+      std::vector<char> storage(std::size_t(sizeof(float)) * (tile_a::layout::size + tile_b::layout::size) + 256);
+      char* base = storage.data() + (128 - reinterpret_cast<std::uintptr_t>(storage.data()) % 128) % 128;
+      float* pa = reinterpret_cast<float*>(base);
+      const tile_a sa{pa};
+      const tile_b sb{pa + (tile_a::layout::size + 31) / 32 * 32};
+      cpu::context ctx{0, 1, 0, nullptr};
+      P::load(ctx, sa, ga, 0, 0);
+      P::load(ctx, sb, gb, 0, 0);
+      auto expected = std::make_unique<acc_t>(), got = std::make_unique<acc_t>();
+      P::zero(*expected);
+      P::mma(ctx, *expected, sa, sb, 0, 0);
+      for (int i = 0; i < acc_t::tiles_r; ++i)
+        for (int j = 0; j < acc_t::tiles_c; ++j)
+          std::fill(std::begin(got->frag[i][j]), std::end(got->frag[i][j]), std::numeric_limits<float>::quiet_NaN());
+      P::mma(ctx, *got, sa, sb, 0, 0, false);
+      long differ = 0;
+      for (int i = 0; i < acc_t::tiles_r; ++i)
+        for (int j = 0; j < acc_t::tiles_c; ++j)
+          differ += std::memcmp(got->frag[i][j], expected->frag[i][j], sizeof got->frag[i][j]) != 0;
+      EXPECT_EQ(differ, 0) << "fragments that differ from zero() + mma, of " << acc_t::tiles_r * acc_t::tiles_c
+                           << "; valid extent " << e.rows << " x " << e.cols << " x " << e.depth;
+    }
+  }
+}
+TEST(PolicyMma, WithoutAccumulateOverwritesEveryFragment) {
+  if (!policy_available()) GTEST_SKIP() << "this CPU cannot run the " << policy_name << " policy";
+  using Op = ops::gemm_stages<packed_policy, float, float, true, true>;
+  constexpr bool overwrites =
+      mma_overwrites<packed_policy, cpu::context, typename Op::acc_t, typename Op::tile_a, typename Op::tile_b>::value;
+  static_assert(overwrites == (TESSEL_SCHEDULE_TEST_POLICY != 0), "the SIMD policies' GEMM mma can overwrite");
+  if constexpr (overwrites) expect_overwriting_mma<packed_policy>();
+  else GTEST_SKIP() << "the " << policy_name << " policy's GEMM mma only accumulates";
 }
 
 // ---- attention: the same schedule on another op ----------------------------
