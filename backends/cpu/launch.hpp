@@ -8,11 +8,11 @@
 #include <cstddef>
 #include <cstdlib>
 #include <memory>
+#include <type_traits>
 
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
 #include "tessel/core/config.hpp"
 #include "tessel/core/scope.hpp"
@@ -35,6 +35,22 @@ struct context {
   TESSEL_HOST_DEVICE float shfl_xor(float v, int) const { return v; }
   TESSEL_HOST_DEVICE char* smem() const { return arena; }
 };
+
+// Runs fn(arg) on at most `threads` threads (> 0) of oneTBB: inside a
+// task_arena of that concurrency that the calling thread keeps for later
+// calls with the same count (thread_arenas.cpp). A task_arena built per call
+// cost 20-90 us on a 2-vCPU VM (bench/notes/cpu_gemm.md, session 51): 2-8% of
+// a 512^3 GEMM at 2 threads. Out of line and compiled without ISA flags, so
+// that the AVX2 and AVX-512 objects share no instantiation of it.
+void run_on_threads(int threads, void (*fn)(void*), void* arg);
+// f() on at most `threads` threads (0: the caller's arena, by default all cores).
+template <class F> void with_threads(int threads, F&& f) {
+  if (threads > 0) {
+    run_on_threads(threads, [](void* p) { (*static_cast<std::remove_reference_t<F>*>(p))(); }, &f);
+  } else {
+    f();
+  }
+}
 
 struct aligned_free {
   void operator()(char* p) const { std::free(p); }
@@ -69,12 +85,7 @@ template <class Kernel, class Params> void launch(const launch_shape& shape, con
       Kernel::run(ctx, params);
     }
   };
-  if (threads > 0) {
-    tbb::task_arena arena(threads);
-    arena.execute([&] { tbb::parallel_for(tbb::blocked_range<long>(0, blocks, 1), body); });
-  } else {
-    tbb::parallel_for(tbb::blocked_range<long>(0, blocks, 1), body);
-  }
+  with_threads(threads, [&] { tbb::parallel_for(tbb::blocked_range<long>(0, blocks, 1), body); });
 }
 
 }  // namespace tessel::cpu

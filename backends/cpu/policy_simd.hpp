@@ -234,12 +234,7 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
         });
       }
     };
-    if (threads > 0) {
-      tbb::task_arena arena(threads);
-      arena.execute(run);
-    } else {
-      run();
-    }
+    with_threads(threads, run);
   }
 
   // The calling thread's arena for ranged kernels, at least `bytes` long. It

@@ -14,7 +14,9 @@
 //     K = 0, 1 and 3 threads;
 //   * the raster: runs of block rows × block columns covering every tile once;
 //   * the launcher's claims: within their group and segment, the tail's
-//     pieces by the op's unit costs (by count without them);
+//     pieces by the op's unit costs (by count without them); its arenas
+//     (with_threads: the concurrency asked for, kept per thread and count);
+//   * the SIMD policies' overwriting mma (every fragment written);
 //   * the reuse itself: the number of operand copies the packed schedule
 //     makes on one thread equals, per run of the raster and step, one copy
 //     of each A tile (block row) and of each B tile (block column) in it.
@@ -31,15 +33,17 @@
 #include <string>
 #include <vector>
 
+#include <tbb/task_arena.h>
+
 #include "param_name.hpp"
 #include "seed.hpp"
 #include "tessel/core/pipeline.hpp"
+#include "tessel/cpu/launch.hpp"
 #include "tessel/cpu/schedule_packed.hpp"
 #include "tessel/ops/attention/kernel.hpp"
 #include "tessel/ops/gemm/kernel.hpp"
 
 #if TESSEL_SCHEDULE_TEST_POLICY == 0
-#include "tessel/cpu/launch.hpp"
 #include "tessel/cpu/policy_scalar.hpp"
 #elif TESSEL_SCHEDULE_TEST_POLICY == 1
 #include "tessel/cpu/policy_avx2.hpp"
@@ -379,6 +383,26 @@ TEST(PackedSchedule, CopiesEachSharedTileOncePerRunAndStep) {
       EXPECT_NEAR(c[i], ref, 1e-5 * s.k) << s.m << "x" << s.n << "x" << s.k << " at (" << r << ", " << col << ")";
     }
   }
+}
+
+// cpu::with_threads (launch.hpp): f runs inside an arena of the asked
+// concurrency, the same count again reuses the calling thread's arena, a
+// nested call with another count gets its own, and 0 leaves the caller's.
+TEST(Launch, WithThreadsBoundsTheArena) {
+  const int outside = tbb::this_task_arena::max_concurrency();
+  for (int round = 0; round < 2; ++round)
+    for (const int t : {1, 2, 3}) {
+      int seen = 0, nested = 0;
+      cpu::with_threads(t, [&] {
+        seen = tbb::this_task_arena::max_concurrency();
+        cpu::with_threads(t == 1 ? 2 : 1, [&] { nested = tbb::this_task_arena::max_concurrency(); });
+      });
+      EXPECT_EQ(seen, t) << "round " << round;
+      EXPECT_EQ(nested, t == 1 ? 2 : 1) << "round " << round;
+    }
+  int seen = 0;
+  cpu::with_threads(0, [&] { seen = tbb::this_task_arena::max_concurrency(); });
+  EXPECT_EQ(seen, outside);
 }
 
 // The GEMM's overwriting mma (core/tile_ops.hpp, mma_overwrites; the SIMD
