@@ -269,15 +269,26 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
                   "store_fragments: one lane's row-major C fragments of whole vectors");
     // Row-major C: the whole fragments of a fragment row are written row by
     // row of C (TN · FC contiguous columns at a time, one stream the hardware
-    // prefetcher follows), the edge fragments element by element.
+    // prefetcher follows), the edge fragments element by element. While a row
+    // is written, the lines of the row PF rows below (this unit's) are asked
+    // for, so that the stores find them in cache instead of each waiting on
+    // its line (bench/notes/cpu_gemm.md, session 51: the AMX GEMM's epilogue).
     for (int i = 0; i < TM; ++i) {
       const int r0 = row0 + i * FR;
       if (r0 >= dst.rows) continue;
       int whole = 0;  // fragments j < whole are inside C
       if (r0 + FR <= dst.rows && dst.col_stride == 1)
         while (whole < TN && col0 + (whole + 1) * FC <= dst.cols) ++whole;
-      for (int r = 0; r < FR && whole > 0; ++r)
+      for (int r = 0; r < FR && whole > 0; ++r) {
+        constexpr int PF = 2;
+        const int ahead = r0 + r + PF;
+        if (ahead < dst.rows && (r + PF < FR || i + 1 < TM)) {
+          const char* next = reinterpret_cast<const char*>(dst.addr(ahead, col0));
+          const int bytes = whole * FC * int(sizeof(TD));
+          for (int b = 0; b < bytes; b += 64) __builtin_prefetch(next + b, 1, 3);
+        }
         for (int j = 0; j < whole; ++j) store_row<FC>(dst, t.frag[i][j] + r * FC, r0 + r, col0 + j * FC, alpha, beta);
+      }
       for (int j = whole; j < TN; ++j) {
         const int c0 = col0 + j * FC;
         if (c0 < dst.cols) store_any<FR, FC>(dst, t.frag[i][j], r0, c0, alpha, beta);
