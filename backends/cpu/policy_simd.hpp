@@ -14,7 +14,8 @@
 //                 first step starts from zeroed registers (mma_overwrites)
 //   store         epilogue alpha / beta (C not read when beta == 0), masked
 //                 edges, fp32 / fp16 / bf16 out rounded like core/element.hpp,
-//                 row by row of C across a fragment row's whole fragments
+//                 row by row of C across a fragment row's whole fragments,
+//                 C's lines two rows ahead asked for while a row is written
 //   schedule      packed_schedule (schedule_packed.hpp): the raster's runs of
 //                 block rows × block columns run step-major as one group, so
 //                 a step's packed A tile is reused along its row of the run
