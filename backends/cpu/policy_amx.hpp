@@ -113,12 +113,10 @@ template <class Base, class Tiles, class Tuning> struct amx_policy : Base {
                   int a_row0, int b_col0, bool accumulate) {
     static_assert(C == RB, "mma: A's K must equal B's K");
     if constexpr (TM % 2 != 0 || TN % 2 != 0) {
-      if (!accumulate) generic_tile_ops::zero(c);
-      generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
+      Base::portable_mma(ctx, c, a, b, a_row0, b_col0, accumulate);
     } else {
       if (a_row0 % 32 != 0 || b_col0 % 32 != 0) {  // not on micro-block boundaries: the portable path
-        if (!accumulate) generic_tile_ops::zero(c);
-        generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
+        Base::portable_mma(ctx, c, a, b, a_row0, b_col0, accumulate);
         return;
       }
       int a_lines, a_depth, b_lines, b_depth;

@@ -143,8 +143,7 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
                   st<float, packed_b<RB, CB, NR>> b, int a_row0, int b_col0, bool accumulate) {
     static_assert(C == RB, "mma: A's K must equal B's K");
     if (a_row0 % MR != 0 || b_col0 % NR != 0) {  // not on panel boundaries: the portable path
-      if (!accumulate) generic_tile_ops::zero(c);
-      generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
+      portable_mma(ctx, c, a, b, a_row0, b_col0, accumulate);
       return;
     }
     int a_lines, a_depth, b_lines, b_depth;
@@ -253,6 +252,14 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
 
  protected:
   TESSEL_HOST_DEVICE static int clamp(int v, int hi) { return v < 0 ? 0 : v < hi ? v : hi; }
+
+  // The portable product (generic_tile_ops) for operands off the fast path's
+  // boundaries, with the fast path's contract: C overwritten where accumulate is false.
+  template <class Ctx, class CTile, class ATile, class BTile>
+  static void portable_mma(Ctx& ctx, CTile& c, ATile a, BTile b, int a_row0, int b_col0, bool accumulate) {
+    if (!accumulate) generic_tile_ops::zero(c);
+    generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
+  }
 
   template <class Atom> static constexpr bool row_major_c() {
     for (int v = 0; v < Atom::c_values; ++v)
