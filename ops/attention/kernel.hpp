@@ -194,8 +194,15 @@ template <class P, class T, int D> struct attention_stages {
     const int row0 = unit_row0(ctx);  // this unit's rows within the block
     const int shift = p.kv_len - p.q_len;
     s_tile sc;
-    P::zero(sc);
-    P::mma(ctx, sc, sq, stg.kt, row0, 0);
+    // Where the policy's mma can overwrite (mma_overwrites: sm90's wgmma), S is
+    // set, not zeroed and added to: a zeroing of S's registers while the
+    // previous step's P·V is in flight made ptxas wait for that P·V (C7517).
+    if constexpr (mma_overwrites<P, U, s_tile, tile_q, tile_kt>::value) {
+      P::mma(ctx, sc, sq, stg.kt, row0, 0, false);
+    } else {
+      P::zero(sc);
+      P::mma(ctx, sc, sq, stg.kt, row0, 0);
+    }
     // S is complete, and so is the previous step's P·V into O (the softmax rescales O).
     P::template mma_wait<0>(sc);
     P::template mma_wait<0>(st.o);
