@@ -18,6 +18,10 @@
 //                 fragment is its A fragment (c_feeds_a): P feeds P·V from registers
 //         static constexpr bool keep_scaled_max;  (default true) false: recompute each
 //                 row's c·max every KV tile instead of keeping it in a register
+//         static constexpr bool take_turns;  (default false) the block's two consumer
+//                 units take turns issuing their MMAs (FlashAttention-3's ping-pong:
+//                 one unit's softmax runs while the other's GEMMs do); needs exactly
+//                 two units and the policy's turn_wait / turn_pass (core/tile_ops.hpp)
 //         launch properties the launcher reads (CUDA blocks_per_sm, HIP waves_per_simd)
 // attention_config_of<Cfg, D> reads a config with the defaults filled in and checks it.
 #pragma once
@@ -41,6 +45,12 @@ template <class Cfg, class = void> struct keep_scaled_max_of {
 template <class Cfg> struct keep_scaled_max_of<Cfg, std::void_t<decltype(Cfg::keep_scaled_max)>> {
   static constexpr bool value = Cfg::keep_scaled_max;
 };
+template <class Cfg, class = void> struct take_turns_of {
+  static constexpr bool value = false;
+};
+template <class Cfg> struct take_turns_of<Cfg, std::void_t<decltype(Cfg::take_turns)>> {
+  static constexpr bool value = Cfg::take_turns;
+};
 template <class Cfg, class = void> struct attention_unit_of {
   using type = warp_scope;
 };
@@ -57,6 +67,7 @@ template <class Cfg, int D> struct attention_config_of {
   static constexpr int units = warps / unit::warps;  // consumer units, each owning BQ / units query rows
   static constexpr bool p_in_registers = contract_detail::p_in_registers_of<Cfg>::value;
   static constexpr bool keep_scaled_max = contract_detail::keep_scaled_max_of<Cfg>::value;
+  static constexpr bool take_turns = contract_detail::take_turns_of<Cfg>::value;
 
   static_assert(valid_atom<atom>(), "attention_config: the atom's maps must cover A, B and C (atom_traits.hpp)");
   static_assert(stages >= 2, "attention_config: the K/V ring needs at least two stages");
@@ -65,6 +76,7 @@ template <class Cfg, int D> struct attention_config_of {
   static_assert((BQ / units) % atom::M == 0 && BKV % atom::N == 0 && D % atom::N == 0,
                 "attention_config: a unit's rows, BKV and D must be multiples of the atom's M and N");
   static_assert(!p_in_registers || c_feeds_a<atom>(), "attention_config: p_in_registers needs an atom whose C is its A");
+  static_assert(!take_turns || units == 2, "attention_config: take_turns needs exactly two consumer units");
   static_assert(Cfg::layout_q::rows == BQ && Cfg::layout_q::cols == D && Cfg::layout_kt::rows == D &&
                     Cfg::layout_kt::cols == BKV && Cfg::layout_v::rows == BKV && Cfg::layout_v::cols == D &&
                     Cfg::layout_p::rows == BQ && Cfg::layout_p::cols == BKV,

@@ -295,6 +295,12 @@ struct mma_overwrites<P, Ctx, C, A, B,
                       std::void_t<decltype(P::mma(std::declval<Ctx&>(), std::declval<C&>(), std::declval<A>(),
                                                   std::declval<B>(), 0, 0, false))>> : std::true_type {};
 
+// Optional, per policy: turn_wait(u) and turn_pass(u), for two consumer units
+// of a block taking turns (an attention config's take_turns): turn_wait blocks
+// unit u until the other unit has passed it the turn; turn_pass hands the turn
+// to the other unit without waiting. Counts must match: each turn_wait of one
+// unit is answered by one turn_pass of the other (sm90: named barriers).
+
 // Optional, per policy: mma_operands(c, a, b, a_row0, b_col0) -> what
 // mma(ctx, c, operands, accumulate) needs of shared A and B (rows a_row0 .. of
 // A, columns b_col0 .. of B), computed from their addresses alone, never their

@@ -40,9 +40,11 @@ template <class T, int D> struct sm80_attention_config {
 // Per step a warpgroup issues S = Q·Kᵀ (m64n{BKV}k16, both from shared), waits
 // for it, runs the softmax, and issues O += P·V (m64n{D}k16, P from
 // registers) asynchronously: it runs on the tensor cores while the warpgroup
-// starts the next step, and the other warpgroup's softmax overlaps this one's
-// GEMMs (FlashAttention-3's inter-warpgroup overlap, here left to the warp
-// schedulers: no ordering barrier between the two). The atom is wgmma n64; a
+// starts the next step. The two warpgroups take turns issuing their GEMMs
+// (take_turns, FlashAttention-3's ping-pong; ops/attention/kernel.hpp): one's
+// P·V and next S are issued while the other runs its softmax. Left to the warp
+// schedulers instead, both tended to issue at once and run their softmax at
+// once (H100, 2026-12-06: turns +5-13%, bench/notes/cuda_attention.md Run 8). The atom is wgmma n64; a
 // row of n64 tiles issues as one wider instruction (tile_ops_sm90.hpp). Out
 // and LSE are stored through the policy (any strides). Needs operands a tensor
 // map can describe (16-byte aligned base and strides); other calls take the
@@ -56,14 +58,15 @@ template <class T, int D> struct sm80_attention_config {
 // 128 + 16 KiB. A stage is freed one step after its use (its P·V is still in
 // flight), so 2 stages left no load in flight ahead of the consumers (hd128 at
 // 0.51-0.54× cuDNN in Run 7, hd64 on 3 stages at 0.69-0.73×).
-template <class T, int D, int BKV_ = 128, int Stages = (D >= 128 ? 3 : 4), int Consumers = 2, bool Persistent = false>
+template <class T, int D, int BKV_ = 128, int Stages = (D >= 128 ? 3 : 4), int Consumers = 2, bool Persistent = false,
+          bool Turns = true>
 struct sm90_tma_attention_config {
   using atom = wgmma_m64k16<T, 64>;
   using smem_type = T;
   using unit = group_scope<4>;
   using schedule = sm90_tma_schedule<Stages, Consumers, 1, 0, Persistent>;
   static constexpr int warps = 4 * Consumers, BQ = 64 * Consumers, BKV = BKV_, stages = Stages;
-  static constexpr bool p_in_registers = true;
+  static constexpr bool p_in_registers = true, take_turns = Turns;
   using layout_q = swizzle128<BQ, D, true>;
   using layout_kt = swizzle128<D, BKV, false>;
   using layout_v = swizzle128<BKV, D, true>;

@@ -169,6 +169,21 @@ struct sm90_tile_ops : sm80_tile_ops {
   using sm80_tile_ops::mma_wait;
   using sm80_tile_ops::store;
 
+  // ---- turns (optional, core/tile_ops.hpp): two warpgroup units of a block ------
+  // take turns issuing their MMAs. Unit i waits on named barrier turn_barrier + i
+  // (its own 128 threads bar.sync, the other unit's bar.arrive: 256 in all) and
+  // passes the turn by arriving on the other unit's. Barriers 1 .. 1 + Consumers
+  // are the schedule's (epilogue halves, split partials; schedule_sm90.hpp).
+  static constexpr int turn_barrier = 14;
+  template <class U> TESSEL_DEVICE static void turn_wait(U& u) {
+    static_assert(U::lanes == 128, "turn_wait: units are warpgroups");
+    arch::named_barrier<256>(turn_barrier + (u.unit_index() & 1));
+  }
+  template <class U> TESSEL_DEVICE static void turn_pass(U& u) {
+    static_assert(U::lanes == 128, "turn_pass: units are warpgroups");
+    arch::named_barrier_arrive<256>(turn_barrier + 1 - (u.unit_index() & 1));
+  }
+
   // ---- the group-scope wgmma atom (atom/wgmma.hpp) ------------------------------
   // C += A·B for a warpgroup (u: a group_scope<4> unit context), A rows
   // a_row0 .. and B columns b_col0 .. of swizzle128 shared tiles, every K slice

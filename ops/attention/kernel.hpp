@@ -74,6 +74,7 @@ template <class P, class T, int D> struct attention_stages {
   using p_type = std::conditional_t<p_regs, typename atom::a_type, smem_t>;
   static constexpr bool compensate_l = std::is_same_v<p_type, float>;
   static constexpr bool keep_b = config::keep_scaled_max;
+  static constexpr bool turns = config::take_turns;
   using unit = typename config::unit;
   static constexpr int units = config::units;
   static constexpr int BQ = config::BQ, BKV = config::BKV, S = config::stages, WQ = BQ / units;
@@ -193,6 +194,15 @@ template <class P, class T, int D> struct attention_stages {
     const tile_q sq{reinterpret_cast<smem_t*>(st.resident)};
     const int row0 = unit_row0(ctx);  // this unit's rows within the block
     const int shift = p.kv_len - p.q_len;
+    // Turns (config take_turns, FlashAttention-3's ping-pong): unit 0 and unit 1
+    // issue their MMAs alternately, in blocks {P·V(t − 1), S(t)}: block 0 is S(0),
+    // block n is P·V(n − 1) (n steps). A unit waits for its turn before a block
+    // and passes it after; unit 0 goes first (it skips the wait before block 0)
+    // and unit 1 keeps the turn after block n, so each barrier's waits and
+    // arrivals match within a work unit. The stage's full wait lies inside a
+    // block; its producer does not wait for the consumers' turns.
+    if constexpr (turns)
+      if (t == 0 && ctx.unit_index() != 0) P::turn_wait(ctx);
     s_tile sc;
     // Where the policy's mma can overwrite (mma_overwrites: sm90's wgmma), S is
     // set, not zeroed and added to: a zeroing of S's registers while the
@@ -203,6 +213,7 @@ template <class P, class T, int D> struct attention_stages {
       P::zero(sc);
       P::mma(ctx, sc, sq, stg.kt, row0, 0);
     }
+    if constexpr (turns) P::turn_pass(ctx);
     // S is complete, and so is the previous step's P·V into O (the softmax rescales O).
     P::template mma_wait<0>(sc);
     P::template mma_wait<0>(st.o);
@@ -223,8 +234,12 @@ template <class P, class T, int D> struct attention_stages {
     if constexpr (p_regs) {
       rt_a<atom, WQ, BKV> pa;
       P::relayout(ctx, pa, sc);
+      if constexpr (turns) P::turn_wait(ctx);
       P::mma(ctx, st.o, pa, stg.v, 0, 0);
+      if constexpr (turns)
+        if (t == w.kv_tiles - 1 && ctx.unit_index() == 0) P::turn_pass(ctx);
     } else {
+      static_assert(!turns, "attention: take_turns needs P in registers");
       const tile_p sp{reinterpret_cast<smem_t*>(st.resident + q_bytes)};
       P::store(ctx, sp, sc, row0, 0);  // P as this warp's rows of an A operand
       ctx.sync();

@@ -84,6 +84,14 @@ template <int Threads> TESSEL_DEVICE void named_barrier(int id) {
   (void)id;
 #endif
 }
+// Arrive on barrier `id` for `Threads` threads without waiting (its other threads bar.sync on it).
+template <int Threads> TESSEL_DEVICE void named_barrier_arrive(int id) {
+#if TESSEL_DEVICE_PASS
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "n"(Threads) : "memory");
+#else
+  (void)id;
+#endif
+}
 // 4 or 8 bytes to shared memory at a shared-window address.
 TESSEL_DEVICE void st_shared(std::uint32_t addr, std::uint32_t v) {
 #if TESSEL_DEVICE_PASS
