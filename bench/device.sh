@@ -18,7 +18,7 @@
 # dependent-launch tests under the three tools and the GEMM tests under memcheck; split: the split
 # schedule tests under the three tools, the GEMM and dependent-launch tests under memcheck; plain: the
 # plain-store kernels' schedule tests under the three tools).
-# Steps: build test sanitize bench odd gvariants parts l2sides ncu l2req trace variants clock attention cpu cputests python (see each below).
+# Steps: build test sanitize bench odd gvariants parts l2sides ncu ncuattn l2req trace variants clock attention cpu cputests python (see each below).
 # The test step also reruns the GEMM and attention tests with TESSEL_CUDA_POLICY=sm80, and the GEMM
 # tests with TESSEL_CUDA_REPACK=never (no aligned copies of misaligned matrices: backends/cuda/operand_copy.hpp),
 # the GEMM and dependent-launch tests with TESSEL_CUDA_SPLIT_TILE=128x256 (the 128 × 256 split kernel), and
@@ -410,6 +410,34 @@ step_ncu() {
   done
 }
 
+# ---- 4b'. ncu of the attention kernels beside cuDNN's (bench/attention_profile.py), one report per
+# '|'-separated row of TESSEL_NCUATTN_ROWS (default hd 64 and hd 128, seq 4096, batch 4): throughput,
+# pipes (tensor, MUFU), warp states, in ncu_attention_N.txt; with TESSEL_NCUATTN_SOURCE=1 also tessel's
+# per-SASS-line warp samples of the first row (ncu_attention_source.csv.gz).
+step_ncuattn() {
+  local lib=$build/c_api/libtessel_c.so i=0 row rows
+  [ -f "$lib" ] || { note "ncuattn: $lib not built"; return; }
+  IFS='|' read -r -a rows <<<"${TESSEL_NCUATTN_ROWS:---head-dim 64|--head-dim 128}"
+  for row in "${rows[@]}"; do
+    # shellcheck disable=SC2086
+    timeout 200 ncu --clock-control none --kernel-name-base mangled -k "regex:attention_stages|sdpa|fmha|cudnn|flash" -c 4 \
+      --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section InstructionStats \
+      --section LaunchStats --section Occupancy \
+      --metrics sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,sm__cycles_active.avg,gpu__time_duration.sum \
+      python3 bench/attention_profile.py --lib "$lib" $row >"$OUT/ncu_attention_$i.txt" 2>&1
+    note "ncu attention $i ($row): rc=$?"
+    i=$((i + 1))
+  done
+  [ "${TESSEL_NCUATTN_SOURCE:-0}" = 1 ] || return 0
+  # shellcheck disable=SC2086
+  timeout 200 ncu --clock-control none --kernel-name-base mangled -k "regex:attention_stages" -c 1 --section WarpStateStats --section SourceCounters \
+    -f -o "$build/ncu_attention_source" python3 bench/attention_profile.py --lib "$lib" ${rows[0]} \
+    >"$OUT/ncu_attention_source_run.txt" 2>&1
+  note "ncu attention source (${rows[0]}): rc=$?"
+  ncu --import "$build/ncu_attention_source.ncu-rep" --page source --csv --print-source sass 2>&1 |
+    gzip >"$OUT/ncu_attention_source.csv.gz"
+}
+
 # ---- 4c. the L2 request coalescer (LRC) beside cuBLAS: read sectors the SMs ask for, those the LRC
 # merged (hardware: the same sectors asked for at once by several SMs; programmatic: TMA multicast) and
 # those it sends on, with the clock and SM cycles. For each binary (the build's tessel-bench as "base",
@@ -637,8 +665,8 @@ step_python() {
 
 for s in $steps; do
   case $s in
-    build | test | sanitize | bench | odd | gvariants | parts | l2sides | ncu | l2req | trace | variants | clock | attention | cpu | cputests | python) "step_$s" ;;
-    *) note "unknown step '$s' (expected build, test, sanitize, bench, odd, gvariants, parts, l2sides, ncu, l2req, trace, variants, clock, attention, cpu, cputests, python)" ;;
+    build | test | sanitize | bench | odd | gvariants | parts | l2sides | ncu | ncuattn | l2req | trace | variants | clock | attention | cpu | cputests | python) "step_$s" ;;
+    *) note "unknown step '$s' (expected build, test, sanitize, bench, odd, gvariants, parts, l2sides, ncu, ncuattn, l2req, trace, variants, clock, attention, cpu, cputests, python)" ;;
   esac
 done
 # At most 8 files come back: the logs travel as one archive, the ncu reports as another.
