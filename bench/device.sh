@@ -483,26 +483,43 @@ step_l2req() {
 # Tuning values are template parameters of the configs (attention_config.hpp),
 # not macros: a tuning variant is a tree (name@SRC) with the config changed.
 extra_libs=()
+# One variant: configure and build SRC's C ABI into DIR with FLAGS; prints the library's path.
+variant_build() {  # SRC DIR FLAGS JOBS
+  rm -f "$2/CMakeCache.txt"
+  cmake -S "$1" -B "$2" -G Ninja -DBACKEND=cuda -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
+    -DCMAKE_CUDA_FLAGS="$3" -DCMAKE_PREFIX_PATH="$deps/usr" -DTESSEL_BUILD_TESTS=OFF || return 1
+  if cmake --build "$2" -j"$4" --target tessel_c; then echo "$2/c_api/libtessel_c.so" >"$2.lib"
+  elif cmake --build "$2" -j"$4" --target tessel_capi; then echo "$2/bench/capi/libtessel_capi.so" >"$2.lib"
+  else return 1; fi
+}
+# The variants build side by side (each its own log, build_variant_NAME.log), 16 jobs shared.
 step_variants() {
-  local spec name flags dir t0 lib
+  local spec name flags dir t0 src n jobs
   IFS=';' read -r -a specs <<<"${TESSEL_DEVICE_VARIANTS:-}"
+  t0=$(date +%s) n=0
+  for spec in "${specs[@]}"; do [ -n "$spec" ] && n=$((n + 1)); done
+  [ "$n" -gt 0 ] || return 0
+  jobs=$(( (16 + n - 1) / n + 2 ))
+  local names=()
   for spec in "${specs[@]}"; do
     [ -n "$spec" ] || continue
     # name@SRC:flags builds the sources in folder SRC (e.g. an earlier commit
     # unpacked by `git archive`) instead of this tree.
-    name=${spec%%:*} flags=${spec#*:} src=. t0=$(date +%s)
+    name=${spec%%:*} flags=${spec#*:} src=.
     if [[ $name == *@* ]]; then src=${name#*@} name=${name%%@*}; fi
     dir=$root/build-variant-$name
-    rm -f "$dir/CMakeCache.txt"
-    if cmake -S "$src" -B "$dir" -G Ninja -DBACKEND=cuda -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
-      -DCMAKE_CUDA_FLAGS="$flags" -DCMAKE_PREFIX_PATH="$deps/usr" -DTESSEL_BUILD_TESTS=OFF >>"$OUT/build.log" 2>&1 &&
-      { { cmake --build "$dir" -j16 --target tessel_c >>"$OUT/build.log" 2>&1 && lib=$dir/c_api/libtessel_c.so; } ||
-        { cmake --build "$dir" -j16 --target tessel_capi >>"$OUT/build.log" 2>&1 &&
-          lib=$dir/bench/capi/libtessel_capi.so; }; }; then
-      extra_libs+=(--extra-lib "$name=$lib")
-      note "variant $name ($flags): built in $(( $(date +%s) - t0 )) s"
+    rm -f "$dir.lib"
+    variant_build "$src" "$dir" "$flags" "$jobs" >"$OUT/build_variant_$name.log" 2>&1 &
+    names+=("$name")
+  done
+  wait
+  for name in "${names[@]}"; do
+    dir=$root/build-variant-$name
+    if [ -f "$dir.lib" ]; then
+      extra_libs+=(--extra-lib "$name=$(cat "$dir.lib")")
+      note "variant $name: built ($(( $(date +%s) - t0 )) s for all)"
     else
-      note "variant $name ($flags): build FAILED (build.log)"
+      note "variant $name: build FAILED (build_variant_$name.log)"; tail -5 "$OUT/build_variant_$name.log"
     fi
   done
 }
@@ -540,8 +557,20 @@ step_clock() {
   note "gemm clock: rc=$?"
   grep " med " "$OUT/gemm_clock.txt" | tee -a "$summary"
 }
+# TESSEL_ATTENTION_MAIN=NAME: variant NAME's library is the main contender ("tessel") instead of the
+# build step's, so that a run of only "variants attention" builds every tree side by side.
 step_attention() {
   local lib=$build/c_api/libtessel_c.so
+  if [ -n "${TESSEL_ATTENTION_MAIN:-}" ]; then
+    local others=() j
+    lib=
+    for ((j = 0; j < ${#extra_libs[@]}; j += 2)); do
+      if [ "${extra_libs[j + 1]%%=*}" = "$TESSEL_ATTENTION_MAIN" ]; then lib=${extra_libs[j + 1]#*=}
+      else others+=("${extra_libs[j]}" "${extra_libs[j + 1]}"); fi
+    done
+    extra_libs=("${others[@]}")
+    [ -n "$lib" ] || { note "attention bench: variant $TESSEL_ATTENTION_MAIN not built"; return; }
+  fi
   [ -f "$lib" ] || { note "attention bench: $lib not built"; return; }
   # A variant that hangs or fails on a few small calls (one row of each kind, 60 s) is left out, so that
   # it cannot take the run with it.
