@@ -235,7 +235,8 @@ struct sm80_tile_ops : generic_tile_ops {
   }
 
   // C tile -> A tile in registers (generic_tile_ops::relayout), two values per
-  // cvt: A values 2h, 2h+1 are C values (2h % 4), +1 of n-tile 2k + h / 2.
+  // cvt: A values 2h, 2h+1 are C values (2h % 4), +1 of n-tile 2k + h / 2; one
+  // NaN test and branch for the whole tile (cvt_pack_groups), as sm90's.
   template <class Ctx, class T, int TM, int TN, int TK>
   TESSEL_DEVICE static void relayout(Ctx& /*ctx*/, rt<mma_m16n8k16<T>, operand::a, TM, TK>& dst,
                                      const rt<mma_m16n8k16<T>, operand::c, TM, TN>& src) {
@@ -245,14 +246,16 @@ struct sm80_tile_ops : generic_tile_ops {
                       c_source_of_a<atom>(0, 3) == 3 && c_source_of_a<atom>(0, 4) == 4 &&
                       c_source_of_a<atom>(0, 5) == 5 && c_source_of_a<atom>(0, 6) == 6 && c_source_of_a<atom>(0, 7) == 7,
                   "relayout: A value v must be value v % 4 of C n-tile v / 4");
+    float f[TM * TK][8];
     TESSEL_UNROLL for (int i = 0; i < TM; ++i)
-      TESSEL_UNROLL for (int k = 0; k < TK; ++k) {
-        float f[8];
-        TESSEL_UNROLL for (int v = 0; v < 8; ++v) f[v] = src.frag[i][2 * k + v / 4][v % 4];
-        std::uint32_t r[4];
-        arch::cvt_pack4(f, r, T{});
-        TESSEL_UNROLL for (int h = 0; h < 4; ++h) atom::unpack(r[h], dst.frag[i][k][2 * h], dst.frag[i][k][2 * h + 1]);
-      }
+      TESSEL_UNROLL for (int k = 0; k < TK; ++k)
+        TESSEL_UNROLL for (int v = 0; v < 8; ++v) f[i * TK + k][v] = src.frag[i][2 * k + v / 4][v % 4];
+    std::uint32_t r[TM * TK][4];
+    arch::cvt_pack_groups(f, r, T{});
+    TESSEL_UNROLL for (int i = 0; i < TM; ++i)
+      TESSEL_UNROLL for (int k = 0; k < TK; ++k)
+        TESSEL_UNROLL for (int h = 0; h < 4; ++h)
+          atom::unpack(r[i * TK + k][h], dst.frag[i][k][2 * h], dst.frag[i][k][2 * h + 1]);
   }
 
   // t(r, c) = exp2(t(r, c)·scale − vec[r]) on ex2.approx.ftz (what FlashAttention

@@ -260,7 +260,9 @@ struct sm90_tile_ops : sm80_tile_ops {
   }
   // C tile -> A tile in registers (generic_tile_ops::relayout: A value v of
   // k-tile k is C value 8·(k % 4) + v of C atom tile k / 4 at N = 64; in
-  // general c_source_of_a), two values per cvt.
+  // general c_source_of_a), two values per cvt, one NaN test and branch for
+  // the whole tile (cvt_pack_groups; one a k-tile cost attention ~7 % of its
+  // issue slots, bench/notes/cuda_attention.md Run 8).
   template <class Ctx, class T, int N, int TM, int TN, int TK>
   TESSEL_DEVICE static void relayout(Ctx& /*ctx*/, rt<wgmma_m64k16<T, N>, operand::a, TM, TK>& dst,
                                      const rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& src) {
@@ -269,20 +271,21 @@ struct sm90_tile_ops : sm80_tile_ops {
     static_assert(c_source_of_a<atom>(0, 0, 1) == 8 && c_source_of_a<atom>(0, 7, 1) == 15 &&
                       c_source_of_a<atom>(0, 1, 0) == 1 && c_source_of_a<atom>(0, 6, 0) == 6,
                   "relayout: A value v of k-tile k must be C value 8k + v of the row");
+    float f[TM * TK][8];
     TESSEL_UNROLL for (int i = 0; i < TM; ++i)
-      TESSEL_UNROLL for (int k = 0; k < TK; ++k) {
-        float f[8];
+      TESSEL_UNROLL for (int k = 0; k < TK; ++k)
         TESSEL_UNROLL for (int v = 0; v < 8; ++v) {
           const int s = 8 * k + v;  // c_source_of_a(lane, v, k), checked above
-          f[v] = src.frag[i][s / atom::c_values][s % atom::c_values];
+          f[i * TK + k][v] = src.frag[i][s / atom::c_values][s % atom::c_values];
         }
-        std::uint32_t r[4];
-        arch::cvt_pack4(f, r, T{});
+    std::uint32_t r[TM * TK][4];
+    arch::cvt_pack_groups(f, r, T{});
+    TESSEL_UNROLL for (int i = 0; i < TM; ++i)
+      TESSEL_UNROLL for (int k = 0; k < TK; ++k)
         TESSEL_UNROLL for (int h = 0; h < 4; ++h) {
-          dst.frag[i][k][2 * h] = T::from_bits(std::uint16_t(r[h] & 0xffffu));
-          dst.frag[i][k][2 * h + 1] = T::from_bits(std::uint16_t(r[h] >> 16));
+          dst.frag[i][k][2 * h] = T::from_bits(std::uint16_t(r[i * TK + k][h] & 0xffffu));
+          dst.frag[i][k][2 * h + 1] = T::from_bits(std::uint16_t(r[i * TK + k][h] >> 16));
         }
-      }
   }
   // out[i][v] = op over the row of value v (generic_tile_ops::row_reduce): a
   // lane's values v with (v % 4) / 2 = 0 lie in row g of its warp's 16, the
