@@ -22,8 +22,14 @@
 //                 units take turns issuing their MMAs (FlashAttention-3's ping-pong:
 //                 one unit's softmax runs while the other's GEMMs do); needs exactly
 //                 two units and the policy's turn_wait / turn_pass (core/tile_ops.hpp)
+//         using non_causal; (default: the config itself) the configuration for calls
+//                 without a causal mask, itself checked as a config: where a schedule
+//                 suits equal-cost units but not the causal triangle's (a persistent
+//                 grid's fixed stride); the dispatch (ops/attention/dispatch.hpp)
+//                 picks it per call, so both run the same op
 //         launch properties the launcher reads (CUDA blocks_per_sm, HIP waves_per_simd)
-// attention_config_of<Cfg, D> reads a config with the defaults filled in and checks it.
+// attention_config_of<Cfg, D> reads a config with the defaults filled in and checks it;
+// non_causal_config_of<Cfg> is the config a call without a causal mask runs.
 #pragma once
 #include <type_traits>
 
@@ -51,6 +57,12 @@ template <class Cfg, class = void> struct take_turns_of {
 template <class Cfg> struct take_turns_of<Cfg, std::void_t<decltype(Cfg::take_turns)>> {
   static constexpr bool value = Cfg::take_turns;
 };
+template <class Cfg, class = void> struct non_causal_of {
+  using type = Cfg;
+};
+template <class Cfg> struct non_causal_of<Cfg, std::void_t<typename Cfg::non_causal>> {
+  using type = typename Cfg::non_causal;
+};
 template <class Cfg, class = void> struct attention_unit_of {
   using type = warp_scope;
 };
@@ -58,6 +70,8 @@ template <class Cfg> struct attention_unit_of<Cfg, std::void_t<typename Cfg::uni
   using type = typename Cfg::unit;
 };
 }  // namespace contract_detail
+
+template <class Cfg> using non_causal_config_of = typename contract_detail::non_causal_of<Cfg>::type;
 
 template <class Cfg, int D> struct attention_config_of {
   using atom = typename Cfg::atom;

@@ -11,6 +11,8 @@
 // need a 32 × 128 fp32 accumulator and spill past 255 registers (measured
 // slower, bench/notes/cuda_attention.md); 32 + 2·(16 + 16) = 96 KiB.
 #pragma once
+#include <type_traits>
+
 #include "tessel/core/scope.hpp"
 #include "tessel/cuda/atom/mma_m16n8k16.hpp"
 #include "tessel/cuda/atom/wgmma.hpp"
@@ -52,7 +54,13 @@ template <class T, int D> struct sm80_attention_config {
 // Grid: one block per work unit (not persistent): with a causal mask the
 // units' costs differ up to q_len / BQ times, and a persistent grid's fixed
 // stride over them left blocks 3× apart (Run 7); the hardware's block
-// scheduler balances them. So one resident Q slot.
+// scheduler balances them. So one resident Q slot. Calls without a causal
+// mask at head_dim 64 take `non_causal`: a persistent grid (one block per SM,
+// two Q slots: the next unit's Q and first K/V tiles load while a unit ends)
+// and 5 stages, 160 + 32 KiB: H100, 2026-12-06, +14 % at seq 1k, +5 % at 4k,
+// level at 16k (bench/notes/cuda_attention.md Run 9). At head_dim 128 two Q
+// slots leave room for two 128-key stages only; on 64-key stages the
+// persistent grid ran 5-20 % slower.
 // Shared memory: Stages × BKV·D·4 bytes of K/V + BQ·D·2 of Q:
 // hd128, BKV 128, 3 stages: 192 + 32 KiB (of 227); hd64, BKV 128, 4 stages:
 // 128 + 16 KiB. A stage is freed one step after its use (its P·V is still in
@@ -71,6 +79,9 @@ struct sm90_tma_attention_config {
   using layout_kt = swizzle128<D, BKV, false>;
   using layout_v = swizzle128<BKV, D, true>;
   using layout_p = swizzle128<BQ, BKV, false>;  // unused: P stays in registers
+  using non_causal = std::conditional_t<(D < 128 && !Persistent),
+                                        sm90_tma_attention_config<T, D, BKV_, 5, Consumers, true, Turns>,
+                                        sm90_tma_attention_config>;
 };
 
 // sm_90a on the ring schedule (sm90_ring_attention policy): the same kernel on

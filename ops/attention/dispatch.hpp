@@ -26,10 +26,20 @@ template <class T> attention_problem<T> make_attention_problem(const attention_c
   return p;
 }
 
+// The policy's config, or for a call without a causal mask the one it names
+// for those (core/attention_contract.hpp: non_causal; by default the same).
+template <class P, class T, int D, class Launch>
+void attention_sized(const attention_call& c, const attention_problem<T>& p, Launch& launch) {
+  using cfg = typename P::template attention_config<T, D>;
+  using unmasked = non_causal_config_of<cfg>;
+  if (c.causal) launch(kernel_tag<attention_kernel<P, T, D, cfg>>{}, p);
+  else launch(kernel_tag<attention_kernel<P, T, D, unmasked>>{}, p);  // the same kernel where unmasked is cfg
+}
+
 template <class P, class T, class Launch> void attention_typed(const attention_call& c, Launch& launch) {
   const attention_problem<T> p = make_attention_problem<T>(c);
-  if (c.head_dim == 64) launch(kernel_tag<attention_kernel<P, T, 64>>{}, p);
-  else launch(kernel_tag<attention_kernel<P, T, 128>>{}, p);
+  if (c.head_dim == 64) attention_sized<P, T, 64>(c, p, launch);
+  else attention_sized<P, T, 128>(c, p, launch);
 }
 
 // Instantiates and launches the attention kernel of policy P for `call`. fp32 only

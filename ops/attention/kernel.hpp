@@ -60,8 +60,10 @@ template <class P, class Cfg> struct attention_schedule_of_config<P, Cfg, std::v
   using type = typename Cfg::schedule;
 };
 
-template <class P, class T, int D> struct attention_stages {
-  using cfg = typename P::template attention_config<T, D>;
+// Cfg: the policy's config, or the one it names for calls without a causal
+// mask (non_causal_config_of; ops/attention/dispatch.hpp picks per call).
+template <class P, class T, int D, class Cfg = typename P::template attention_config<T, D>> struct attention_stages {
+  using cfg = Cfg;
   using config = attention_config_of<cfg, D>;  // core/attention_contract.hpp: checks and defaults
   using atom = typename config::atom;
   using smem_t = typename config::smem_type;
@@ -397,7 +399,8 @@ template <class P, class T, int D> struct attention_stages {
   }
 };
 
-template <class P, class T, int D>
-using attention_kernel = pipeline_kernel<attention_stages<P, T, D>, typename attention_stages<P, T, D>::schedule>;
+template <class P, class T, int D, class Cfg = typename P::template attention_config<T, D>>
+using attention_kernel =
+    pipeline_kernel<attention_stages<P, T, D, Cfg>, typename attention_stages<P, T, D, Cfg>::schedule>;
 
 }  // namespace tessel::ops
