@@ -36,7 +36,7 @@ std::vector<target> targets() {
   if (support::default_device().kind != device_kind::host) return {{support::device_description(), nullptr}};
   std::vector<target> out;
   const std::string best = cpu_isa();
-  // (no "amx": its attention is the avx512 path's, already run here)
+  // (no "amx": its attention of fp32, the one type run here, is the avx512 path's)
   for (const char* isa : {"scalar", "avx2", "avx512"}) {
     try {
       set_cpu_isa(isa);

@@ -8,7 +8,7 @@ namespace tessel::detail {
 
 void cpu_attention(const attention_call& call, int threads) {
   switch (cpu_selected_isa()) {
-    case cpu_isa_level::amx:  // no AMX attention path yet: its AVX-512 one
+    case cpu_isa_level::amx: cpu::attention_amx(call, threads); return;
     case cpu_isa_level::avx512: cpu::attention_avx512(call, threads); return;
     case cpu_isa_level::avx2: cpu::attention_avx2(call, threads); return;
     case cpu_isa_level::scalar: break;

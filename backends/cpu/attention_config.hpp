@@ -6,11 +6,16 @@
 //   one broadcast value; fp32 shared tiles in the layouts below; shapes per
 //   ISA (simd_attention_tuning) in policy_avx2.hpp / policy_avx512.hpp,
 //   explained in bench/notes/cpu_attention.md.
+// amx (bf16 in, attention_amx.hpp): Q, Kᵀ, V and P as bf16 panels in the tile
+//   registers' byte order (gemm_config.hpp's amx_a / amx_b), the AMX atom; S
+//   and O are fp32 fragments, P is rounded to bf16 for P·V (as on the GPUs).
 #pragma once
 #include "tessel/core/scope.hpp"
 #include "tessel/core/shared_tile.hpp"
+#include "tessel/cpu/atom/amx.hpp"
 #include "tessel/cpu/atom/scalar.hpp"
 #include "tessel/cpu/atom/simd_col.hpp"
+#include "tessel/cpu/gemm_config.hpp"
 
 namespace tessel::cpu {
 
@@ -61,6 +66,27 @@ template <class Arch, class Tuning, class T, int D> struct simd_attention_config
   using layout_kt = key_rows<D, BKV>;
   using layout_v = row_panels<BKV, D, NB>;
   using layout_p = col_panels<BQ, BKV, M>;
+};
+
+// Attention block shape of the AMX path: query rows BQ, key/value rows BKV,
+// ring stages (policy_amx.hpp chooses; bench/notes/cpu_attention.md).
+template <int BQ_, int BKV_, int Stages_> struct amx_attention_tuning {
+  static constexpr int BQ = BQ_, BKV = BKV_, stages = Stages_;
+};
+
+// The AMX attention configuration (bf16 in) with shapes Tuning. Panels:
+//   Q  amx_a<BQ, D>    rows of 64 bytes, K = head_dim
+//   Kᵀ amx_b<D, BKV>   VNNI pairs along head_dim, one 16-key panel per 16 keys
+//   V  amx_b<BKV, D>   VNNI pairs of keys
+//   P  amx_a<BQ, BKV>  the softmax's P, rounded to bf16 (attention_amx.hpp's store)
+template <class Tuning, int D> struct amx_attention_config {
+  using atom = amx_atom;
+  using smem_type = bf16;
+  static constexpr int BQ = Tuning::BQ, BKV = Tuning::BKV, warps = 1, stages = Tuning::stages;
+  using layout_q = amx_a<BQ, D>;
+  using layout_kt = amx_b<D, BKV>;
+  using layout_v = amx_b<BKV, D>;
+  using layout_p = amx_a<BQ, BKV>;
 };
 
 }  // namespace tessel::cpu

@@ -241,18 +241,21 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
     for (int i = 0; i < TM; ++i)
       for (int w = 0; w < MV; ++w) pairwise_sum<TM, TN, 0, TN>(t, i, w).store_unaligned(&out.value[i][w * W]);
   }
-  template <int TM, int TN>
-  static void broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, exp2_of_difference f) {
+  // broadcast_rows for the op's three functors; row_op(f) is f on a vector of a
+  // row's values and a vector of its entry (attention_amx.hpp uses them too).
+  static auto row_op(exp2_of_difference f) {
     const vec scale(f.scale);
-    each_row<TM, TN>(t, v, [=](vec x, vec m) { return exp2_batch<Arch>(xsimd::fma(x, scale, -m)); });
+    return [=](vec x, vec m) { return exp2_batch<Arch>(xsimd::fma(x, scale, -m)); };
   }
-  template <int TM, int TN>
-  static void broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, multiply) {
-    each_row<TM, TN>(t, v, [](vec x, vec m) { return x * m; });
+  static auto row_op(multiply) {
+    return [](vec x, vec m) { return x * m; };
   }
-  template <int TM, int TN>
-  static void broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, multiply_or_zero) {
-    each_row<TM, TN>(t, v, [](vec x, vec m) { return xsimd::select(m == vec(0.0f), vec(0.0f), x * m); });
+  static auto row_op(multiply_or_zero) {
+    return [](vec x, vec m) { return xsimd::select(m == vec(0.0f), vec(0.0f), x * m); };
+  }
+  template <int TM, int TN, class F>
+  static auto broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, F f) -> decltype(row_op(f), void()) {
+    each_row<TM, TN>(t, v, row_op(f));
   }
 
  private:

@@ -1,8 +1,10 @@
 // tessel/cpu/policy_amx.hpp — the AMX CPU policy: bf16-in GEMM on the tile registers, the rest on a SIMD policy.
 //
-// amx_policy<Base, Tiles, Tuning> is Base (a simd_policy: attention, and GEMMs
-// of fp32 / fp16 inputs) plus a GEMM configuration for bf16 inputs
-// (gemm_config.hpp's amx_gemm_config) whose tile ops are:
+// amx_policy<Base, Tiles, Tuning, AttnTuning> is Base (a simd_policy: GEMMs and
+// attention of fp32 / fp16 inputs) plus, for bf16 inputs, an attention
+// configuration (attention_amx.hpp: its softmax tile ops; the loads and the mma
+// below) and a GEMM configuration (gemm_config.hpp's amx_gemm_config) whose
+// tile ops are:
 //   shared tiles  bf16 panels in the tile registers' byte order (amx_a, amx_b:
 //                 1 KiB sub-tiles, A row by row, B in VNNI pairs)
 //   load          global -> panels: 64-byte row copies (K-contiguous A), pair
@@ -16,6 +18,8 @@
 //                 slices and micro-blocks that are all padding skipped
 //   store         simd_policy's epilogue on the 16 × 16 row-major fragments
 //   schedule      packed_schedule on the raster's runs (Tuning::run_rows × run_cols)
+// Attention takes the same loads (Q as A, Kᵀ and V as B panels) and mma (S = Q·Kᵀ,
+// O += P·V with P stored as an A panel), on the portable ring schedule.
 // Tiles is amx_hw (the instructions) or amx_emulated (arch/amx.hpp): the same
 // code, testable without AMX. The tile configuration is loaded at the start of
 // each mma and the tiles released at its end, so nothing of the tile state
@@ -32,6 +36,7 @@
 #include "tessel/cpu/arch/amx.hpp"
 #include "tessel/cpu/arch/isa_ops.hpp"  // specialised by Base's arch header (avx2.hpp, avx512.hpp)
 #include "tessel/cpu/atom/amx.hpp"
+#include "tessel/cpu/attention_amx.hpp"
 #include "tessel/cpu/gemm_config.hpp"
 
 namespace tessel::cpu {
@@ -41,11 +46,15 @@ namespace tessel::cpu {
 // blocks, each B tile once per 4 row blocks (the tile instructions leave the
 // packing a larger share of the time than on the fp32 paths).
 using amx_default_tuning = amx_tuning<128, 128, 256, 2, 4, 4>;
+// Attention: 64 query rows × 64 keys per step, two stages (bench/notes/cpu_attention.md).
+using amx_default_attention_tuning = amx_attention_tuning<64, 64, 2>;
 
-template <class Base, class Tiles, class Tuning> struct amx_policy : Base {
-  using Base::load;
-  using Base::mma;
-  using Base::store;
+template <class Base, class Tiles, class Tuning, class AttnTuning = amx_default_attention_tuning>
+struct amx_policy : amx_attention_ops<Base, AttnTuning> {
+  using attention_ops = amx_attention_ops<Base, AttnTuning>;
+  using attention_ops::load;
+  using attention_ops::mma;
+  using attention_ops::store;
 
   using amx_config = amx_gemm_config<amx_policy, Tuning>;
   template <class TIn, class TOut = TIn>

@@ -27,24 +27,15 @@
 
 #include "param_name.hpp"
 #include "seed.hpp"
-#include "tessel/cpu/policy_amx.hpp"
-#if TESSEL_AMX_TEST_AVX512
-#include "tessel/cpu/policy_avx512.hpp"
-#else
-#include "tessel/cpu/policy_avx2.hpp"
-#endif
+#include "cpu/amx_test_policies.hpp"
 #include "tessel/ops/gemm/dispatch.hpp"
 #include "tessel/tessel.hpp"
 
 namespace tessel::test {
 namespace {
 
-#if TESSEL_AMX_TEST_AVX512
-using simd_base = cpu::avx512_policy;
-#else
-using simd_base = cpu::avx2_policy;
-#endif
-using emulated = cpu::amx_policy<simd_base, cpu::amx_emulated, cpu::amx_default_tuning>;
+using simd_base = amx_simd_base;
+using emulated = amx_emulated_policy;
 // Small blocks: many blocks, runs and steps on small shapes.
 using emulated_small = cpu::amx_policy<simd_base, cpu::amx_emulated, cpu::amx_tuning<64, 32, 64, 2, 2, 2>>;
 

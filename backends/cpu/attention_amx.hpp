@@ -1,0 +1,131 @@
+// tessel/cpu/attention_amx.hpp — the attention tile ops of the AMX CPU policy (bf16 in).
+//
+// amx_attention_ops<Base, Tuning> is Base (a simd_policy, whose SIMD vectors
+// these ops use) plus the attention configuration for bf16 inputs
+// (attention_config.hpp's amx_attention_config) and the fast overloads that
+// the shared attention op (ops/attention/kernel.hpp) reaches on its tiles;
+// amx_policy (policy_amx.hpp) derives from it and adds the loads and the mma.
+// C tiles rt<amx_atom, c, TM, TN> (S and O) are 16 × 16 row-major fp32 blocks
+// (atom/amx.hpp):
+//   frag[i][j][16·r + c] is (16·i + r, 16·j + c)
+// so a fragment row is 16 / W vectors, and a col_vector keeps row 16·i + r at
+// value[i][16·r] (first_in_row). Fast paths (each computes what
+// core/tile_ops.hpp computes on the same layouts and atom; the row sum
+// pairwise, as the SIMD policy's; the same bits on AVX2 and AVX-512):
+//   row_reduce     maximum (fmaxf: NaN skipped), plus (pairwise over the row)
+//   broadcast_rows exp2_of_difference (the SIMD exp2 of arch/exp2.hpp),
+//                  multiply, multiply_or_zero
+//   store          C tile -> the P panel (amx_a): rounded to bf16 like
+//                  element.hpp, 16 values at a time into the sub-tiles' rows
+// ODR: everything is a template on Base.
+#pragma once
+#include <type_traits>
+
+#include "tessel/core/math.hpp"
+#include "tessel/core/tile_ops.hpp"
+#include "tessel/cpu/arch/convert.hpp"
+#include "tessel/cpu/atom/amx.hpp"
+#include "tessel/cpu/attention_config.hpp"
+
+namespace tessel::cpu {
+
+template <class Base, class Tuning> struct amx_attention_ops : Base {
+  using Base::broadcast_rows;
+  using Base::row_reduce;
+  using Base::store;
+
+  using vec = typename Base::vec;
+  using arch = typename vec::arch_type;
+  static constexpr int W = int(vec::size);
+  static constexpr int RV = 16 / W;  // vectors per fragment row
+  static_assert(16 % W == 0, "amx attention: a fragment row is whole vectors");
+  template <int TM, int TN> using ctile = rt<amx_atom, operand::c, TM, TN>;
+
+  template <class T, int D>
+  using attention_config = std::conditional_t<std::is_same_v<T, bf16>, amx_attention_config<Tuning, D>,
+                                              typename Base::template attention_config<T, D>>;
+
+  // ---- reductions and broadcasts over C tiles ----------------------------------
+  template <class Ctx, int TM, int TN>
+  static void row_reduce(Ctx&, col_vector<ctile<TM, TN>>& out, const ctile<TM, TN>& t, maximum) {
+    // fmaxf per lane: b where a is NaN, else a where b is NaN, else the larger.
+    const auto op = [](vec a, vec b) { return xsimd::select(a > b || xsimd::isnan(b), a, b); };
+    for (int i = 0; i < TM; ++i)
+      for (int r = 0; r < 16; ++r) {
+        vec acc = vec::load_aligned(&t.frag[i][0][16 * r]);
+        for (int w = 1; w < RV; ++w) acc = op(acc, vec::load_aligned(&t.frag[i][0][16 * r + w * W]));
+        for (int j = 1; j < TN; ++j)
+          for (int w = 0; w < RV; ++w) acc = op(acc, vec::load_aligned(&t.frag[i][j][16 * r + w * W]));
+        alignas(64) float lane[W];
+        acc.store_aligned(lane);
+        float m = lane[0];
+        for (int l = 1; l < W; ++l) m = maximum{}(m, lane[l]);
+        out.value[i][16 * r] = m;
+      }
+  }
+  // The row sum pairwise: per column c of the fragments, a tree over the TN
+  // fragments; then a tree over the 16 columns. The same additions whatever W
+  // is (AVX2 and AVX-512 give the same bits).
+  template <class Ctx, int TM, int TN>
+  static void row_reduce(Ctx&, col_vector<ctile<TM, TN>>& out, const ctile<TM, TN>& t, plus) {
+    for (int i = 0; i < TM; ++i)
+      for (int r = 0; r < 16; ++r) {
+        alignas(64) float col[16];
+        for (int w = 0; w < RV; ++w) pairwise_sum<TM, TN, 0, TN>(t, i, 16 * r + w * W).store_aligned(col + w * W);
+        for (int width = 8; width >= 1; width /= 2)
+          for (int c = 0; c < width; ++c) col[c] += col[c + width];
+        out.value[i][16 * r] = col[0];
+      }
+  }
+  // The SIMD policy's vector bodies (attention_simd.hpp's row_op) on each fragment row.
+  template <int TM, int TN, class F>
+  static auto broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, F f)
+      -> decltype(Base::row_op(f), void()) {
+    each_row<TM, TN>(t, v, Base::row_op(f));
+  }
+
+  // ---- C tile -> the P panel (warp scope) --------------------------------------
+  // Rows row0.. and columns col0.. of the panel; the panel's extent becomes its
+  // whole R × C (rows past the query rows hold what their zero Q rows gave,
+  // which no store reads; columns past the keys hold exp2(−inf) = 0).
+  template <class Ctx, int TM, int TN, int R, int C>
+  static void store(Ctx& ctx, st<bf16, amx_a<R, C>> dst, const ctile<TM, TN>& t, int row0, int col0) {
+    if (row0 % 16 != 0 || col0 % 16 != 0) {
+      generic_tile_ops::store(ctx, dst, t, row0, col0);
+    } else {
+      for (int i = 0; i < TM; ++i)
+        for (int j = 0; j < TN; ++j) {
+          const int r0 = row0 + 16 * i, c0 = col0 + 16 * j;
+          bf16* sub = dst.data + ((r0 / 16) * (C / 32) + c0 / 32) * 512 + c0 % 32;
+          for (int r = 0; r < 16; ++r)
+            for (int w = 0; w < RV; ++w)
+              store_from_float<arch>(sub + 32 * r + w * W, vec::load_aligned(&t.frag[i][j][16 * r + w * W]));
+        }
+    }
+    amx_a<R, C>::extent::set(dst.data, R, C);
+  }
+
+ private:
+  // Σ over fragments j in [J, J + N) of tile row i of the vector at value v:
+  // the halves summed apart, then added.
+  template <int TM, int TN, int J, int N> static vec pairwise_sum(const ctile<TM, TN>& t, int i, int v) {
+    if constexpr (N == 1) {
+      return vec::load_aligned(&t.frag[i][J][v]);
+    } else {
+      return pairwise_sum<TM, TN, J, N / 2>(t, i, v) + pairwise_sum<TM, TN, J + N / 2, N - N / 2>(t, i, v);
+    }
+  }
+  template <int TM, int TN, class F> static void each_row(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, F f) {
+    for (int i = 0; i < TM; ++i)
+      for (int r = 0; r < 16; ++r) {
+        const vec m(v.value[i][16 * r]);
+        for (int j = 0; j < TN; ++j)
+          for (int w = 0; w < RV; ++w) {
+            float* x = &t.frag[i][j][16 * r + w * W];
+            f(vec::load_aligned(x), m).store_aligned(x);
+          }
+      }
+  }
+};
+
+}  // namespace tessel::cpu

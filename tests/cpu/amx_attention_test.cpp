@@ -1,0 +1,228 @@
+// tests/cpu/amx_attention_test.cpp — the AMX attention path (backends/cpu/attention_amx.hpp, policy_amx.hpp):
+// on emulated tiles everywhere, on the tile registers where this machine has them.
+//
+// Built with amx_test.cpp (the AVX2 policy's SIMD side, and the AVX-512 one
+// where TESSEL_AMX_TEST_AVX512). Checked, bf16 in and out:
+//   * the shared attention op on the AMX policy with amx_emulated tiles
+//     (arch/amx.hpp), default and small blocks, against float64
+//     (support::reference_attention): out's relative Frobenius error within the
+//     suite's bf16 tolerance (P is rounded to bf16 for P·V, as on the GPUs),
+//     LSE within 1e-3; every element of out written, nothing around it touched;
+//     a NaN in q makes its row's out and LSE NaN and no other row's. Shapes:
+//     one key, odd q_len / kv_len, causal with q_len < kv_len and q_len > kv_len
+//     (rows without keys), GQA and MQA, padded rows, more steps than stages,
+//     1 and 3 threads;
+//   * in the AVX-512 build: the emulated policy on AVX2 and on AVX-512 vectors
+//     bit for bit equal (the softmax's sums add in the same order);
+//   * where the CPU and OS give AMX (cpu isa "amx"): the library's attention
+//     (the tile registers, the AVX-512 softmax) bit for bit equal to the
+//     emulated policy's on the same inputs, but any NaN for a NaN (the tile
+//     instruction rounds as the atom says: amx_test.cpp's hardware test,
+//     bench/amx_rounding_probe.cpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "reference_attention.hpp"
+#include "seed.hpp"
+#include "cpu/amx_test_policies.hpp"
+#include "tessel/ops/attention/dispatch.hpp"
+#include "tessel/tessel.hpp"
+
+namespace tessel::test {
+namespace {
+
+using emulated = amx_emulated_policy;
+// 32 query rows × 32 keys, three stages: more blocks and steps on small shapes.
+using emulated_small =
+    cpu::amx_policy<amx_simd_base, cpu::amx_emulated, cpu::amx_default_tuning, cpu::amx_attention_tuning<32, 32, 3>>;
+
+struct att_case {
+  int batch, q_len, kv_len, heads, kv_heads, head_dim;
+  bool causal;
+  int pad;      // elements after each row
+  int threads;
+  int nan_row;  // a query row (of batch 0, head 0) with a NaN in q, or -1
+  std::string name() const {
+    return "b" + std::to_string(batch) + "_q" + std::to_string(q_len) + "_kv" + std::to_string(kv_len) + "_h" +
+           std::to_string(heads) + "x" + std::to_string(kv_heads) + "_d" + std::to_string(head_dim) +
+           (causal ? "_causal" : "") + "_pad" + std::to_string(pad) + "_t" + std::to_string(threads) +
+           (nan_row >= 0 ? "_nan" + std::to_string(nan_row) : "");
+  }
+};
+
+const att_case cases[] = {
+    {1, 1, 1, 1, 1, 64, false, 0, 1, -1},
+    {2, 17, 200, 4, 2, 64, true, 0, 3, -1},     // GQA, causal, q < kv
+    {1, 200, 17, 2, 2, 128, true, 0, 1, -1},    // causal q > kv: rows without keys
+    {1, 130, 300, 2, 1, 128, false, 8, 3, -1},  // MQA, padded rows, edges in rows and keys
+    {2, 64, 64, 1, 1, 64, true, 0, 1, -1},      // whole tiles, the diagonal
+    {1, 96, 520, 2, 2, 128, false, 0, 1, 37},   // more steps than stages; a NaN row
+};
+
+constexpr std::uint16_t poison = 0x7fc1;  // a NaN: an unwritten element shows
+
+struct inputs {
+  att_case c;
+  std::int64_t row, q_ss, q_bs, kv_ss, kv_bs;  // [b, s, h, d]: d contiguous, rows `row` apart
+  std::vector<bf16> q, k, v;
+  inputs(const att_case& cs, std::uint64_t seed) : c(cs) {
+    row = cs.head_dim + cs.pad;
+    q_ss = cs.heads * row, q_bs = cs.q_len * q_ss;
+    kv_ss = cs.kv_heads * row, kv_bs = cs.kv_len * kv_ss;
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+    q.resize(std::size_t(cs.batch * q_bs));
+    k.resize(std::size_t(cs.batch * kv_bs));
+    v.resize(k.size());
+    for (auto* t : {&q, &k, &v})
+      for (bf16& x : *t) x = convert<bf16>(u(rng));
+    if (cs.nan_row >= 0) q[std::size_t(cs.nan_row * q_ss + 3)] = bf16::from_bits(0x7fc0);
+  }
+  tensor_view view(const std::vector<bf16>& t, int seq, int h, std::int64_t ss, std::int64_t bs) const {
+    return tensor_view::strided(const_cast<bf16*>(t.data()), dtype::bf16, {c.batch, seq, h, c.head_dim},
+                                {bs, ss, row, 1}, device::host());
+  }
+};
+
+struct result {
+  std::vector<std::uint16_t> out;  // [b, s, h, d] as q, with a guard of `guard` elements on each side
+  std::vector<float> lse;          // [b, h, s]
+};
+constexpr std::size_t guard = 37;
+
+template <class Policy> result run_emulated(const inputs& in) {
+  const att_case& c = in.c;
+  result r{std::vector<std::uint16_t>(in.q.size() + 2 * guard, poison),
+           std::vector<float>(std::size_t(c.batch) * c.heads * c.q_len, std::nanf(""))};
+  attention_call call{};
+  call.q = {in.q.data(), in.q_bs, in.q_ss, in.row};
+  call.k = {in.k.data(), in.kv_bs, in.kv_ss, in.row};
+  call.v = {in.v.data(), in.kv_bs, in.kv_ss, in.row};
+  call.out = {r.out.data() + guard, in.q_bs, in.q_ss, in.row};
+  call.lse = r.lse.data();
+  call.lse_batch_stride = std::int64_t(c.heads) * c.q_len, call.lse_head_stride = c.q_len, call.lse_seq_stride = 1;
+  call.type = dtype::bf16;
+  call.batch = c.batch, call.heads = c.heads, call.kv_heads = c.kv_heads, call.q_len = c.q_len;
+  call.kv_len = c.kv_len, call.head_dim = c.head_dim, call.causal = c.causal;
+  call.scale = float(1.0 / std::sqrt(double(c.head_dim)));
+  auto launch = [&](auto tag, const auto& problem) {
+    using K = typename decltype(tag)::type;
+    Policy::template launch<K>(K::shape(problem), problem, c.threads);
+  };
+  ops::attention_typed<Policy, bf16>(call, launch);
+  return r;
+}
+
+// Whether out element (b, s, h, d) lies inside the view (else: padding).
+bool inside_row(const inputs& in, std::size_t i) { return std::int64_t(i) % in.row < in.c.head_dim; }
+
+void expect_matches_float64(const inputs& in, const result& got, const std::string& what) {
+  const att_case& c = in.c;
+  const support::attention_reference ref =
+      support::reference_attention(in.view(in.q, c.q_len, c.heads, in.q_ss, in.q_bs),
+                                   in.view(in.k, c.kv_len, c.kv_heads, in.kv_ss, in.kv_bs),
+                                   in.view(in.v, c.kv_len, c.kv_heads, in.kv_ss, in.kv_bs), c.causal,
+                                   1.0 / std::sqrt(double(c.head_dim)));
+  for (std::size_t i = 0; i < guard; ++i) {
+    EXPECT_EQ(got.out[i], poison) << what << ": written before out";
+    EXPECT_EQ(got.out[got.out.size() - 1 - i], poison) << what << ": written after out";
+  }
+  double num = 0, den = 0, lse_err = 0;
+  long unwritten = 0, padding_touched = 0, nan_wrong = 0;
+  std::size_t n = 0;
+  for (int b = 0; b < c.batch; ++b)
+    for (int s = 0; s < c.q_len; ++s)
+      for (int h = 0; h < c.heads; ++h)
+        for (int d = 0; d < c.head_dim; ++d, ++n) {
+          const std::uint16_t bits = got.out[guard + std::size_t(b * in.q_bs + s * in.q_ss + h * in.row + d)];
+          const double g = to_float(bf16::from_bits(bits)), r = ref.out[n];
+          if (std::isnan(r) != std::isnan(g) || (std::isnan(g) && bits == poison)) {
+            (std::isnan(r) ? nan_wrong : unwritten) += 1;
+            continue;
+          }
+          if (std::isnan(r)) continue;
+          num += (g - r) * (g - r);
+          den += r * r;
+        }
+  for (std::size_t i = 0; i < in.q.size(); ++i)
+    if (!inside_row(in, i) && got.out[guard + i] != poison) ++padding_touched;
+  for (std::size_t i = 0; i < ref.lse.size(); ++i) {
+    const double r = ref.lse[i], g = got.lse[i];
+    if (std::isnan(r) || std::isinf(r)) {
+      EXPECT_TRUE(std::isnan(r) ? std::isnan(g) : (std::isinf(g) && g < 0)) << what << ": LSE " << i << " = " << g;
+      continue;
+    }
+    lse_err = std::max(lse_err, std::fabs(g - r));
+  }
+  EXPECT_EQ(unwritten, 0) << what << ": out elements not written or NaN";
+  EXPECT_EQ(nan_wrong, 0) << what << ": out elements whose NaN-ness differs from float64's";
+  EXPECT_EQ(padding_touched, 0) << what << ": padding between rows written";
+  EXPECT_LT(std::sqrt(num / (den > 0 ? den : 1)), 1e-2) << what << ": out against float64";
+  EXPECT_LT(lse_err, 1e-3) << what << ": LSE against float64";
+}
+
+TEST(AmxAttentionEmulated, MatchesFloat64) {
+  for (const att_case& c : cases) {
+    const inputs in(c, case_seed("amx-attention-" + c.name()));
+    expect_matches_float64(in, run_emulated<emulated>(in), c.name() + " (default blocks)");
+    expect_matches_float64(in, run_emulated<emulated_small>(in), c.name() + " (small blocks)");
+  }
+}
+
+#if TESSEL_AMX_TEST_AVX512
+// The softmax on 8-lane (AVX2) and 16-lane (AVX-512) vectors: the same bits, so
+// that either build's emulation is the hardware test's reference.
+TEST(AmxAttentionEmulated, AvxWidthsGiveTheSameBits) {
+  using emulated_avx2 = cpu::amx_policy<cpu::avx2_policy, cpu::amx_emulated, cpu::amx_default_tuning>;
+  for (const att_case& c : cases) {
+    const inputs in(c, case_seed("amx-attention-widths-" + c.name()));
+    const result a = run_emulated<emulated>(in), b = run_emulated<emulated_avx2>(in);
+    EXPECT_EQ(std::memcmp(a.out.data(), b.out.data(), a.out.size() * 2), 0) << c.name() << ": out";
+    EXPECT_EQ(std::memcmp(a.lse.data(), b.lse.data(), a.lse.size() * 4), 0) << c.name() << ": LSE";
+  }
+}
+#endif
+
+// The library's attention on the tile registers, where this machine has them.
+TEST(AmxAttentionHardware, LibraryPathMatchesTheEmulationBitForBit) {
+  const std::string best = cpu_isa();
+  try {
+    set_cpu_isa("amx");
+  } catch (const Error&) {
+    GTEST_SKIP() << "this CPU or OS gives no AMX (cpu isa " << best << ")";
+  }
+  for (const att_case& c : cases) {
+    const inputs in(c, case_seed("amx-attention-hw-" + c.name()));
+    const result want = run_emulated<emulated>(in);
+    result got{std::vector<std::uint16_t>(want.out.size(), poison), std::vector<float>(want.lse.size(), std::nanf(""))};
+    attention_options o;
+    o.causal = c.causal;
+    o.scale = float(1.0 / std::sqrt(double(c.head_dim)));
+    o.lse = tensor_view::contiguous(got.lse.data(), dtype::f32, {c.batch, c.heads, c.q_len});
+    const tensor_view out = tensor_view::strided(reinterpret_cast<bf16*>(got.out.data() + guard), dtype::bf16,
+                                                 {c.batch, c.q_len, c.heads, c.head_dim}, {in.q_bs, in.q_ss, in.row, 1},
+                                                 device::host());
+    attention(in.view(in.q, c.q_len, c.heads, in.q_ss, in.q_bs), in.view(in.k, c.kv_len, c.kv_heads, in.kv_ss, in.kv_bs),
+              in.view(in.v, c.kv_len, c.kv_heads, in.kv_ss, in.kv_bs), out, o, stream::cpu(c.threads));
+    // Bit for bit, but any NaN for a NaN (the tile unit's NaN payloads are its own).
+    long differ = 0;
+    for (std::size_t i = 0; i < got.out.size(); ++i) {
+      const bool nans = std::isnan(to_float(bf16::from_bits(got.out[i]))) && std::isnan(to_float(bf16::from_bits(want.out[i])));
+      differ += !nans && got.out[i] != want.out[i];
+    }
+    for (std::size_t i = 0; i < got.lse.size(); ++i)
+      differ += !(std::isnan(got.lse[i]) && std::isnan(want.lse[i])) && float_bits(got.lse[i]) != float_bits(want.lse[i]);
+    EXPECT_EQ(differ, 0) << c.name() << ": out and LSE elements that differ from the emulation's";
+  }
+  set_cpu_isa(best);
+}
+
+}  // namespace
+}  // namespace tessel::test
