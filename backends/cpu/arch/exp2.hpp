@@ -2,7 +2,9 @@
 //
 // exp2(x) = 2^n · 2^f with n = nearbyint(x), f = x − n in [−0.5, 0.5] (exact);
 // 2^f by a degree-6 polynomial (Cephes exp2f coefficients, relative error
-// about 1.7e-7 over the interval), and 2^n applied by isa_ops<A>::scale2
+// about 1.7e-7 over the interval; its multiply-adds the fma instruction,
+// isa_ops<A>::fma, so that no compiler's contraction choice changes a bit),
+// and 2^n applied by isa_ops<A>::scale2
 // (AVX-512 vscalefps; AVX2 two exact power-of-two factors), so that subnormal
 // results round once, like libm. Special values:
 // −inf and x <= −151 give +0, +inf and x >= 128 give +inf, NaN stays NaN.
@@ -37,12 +39,12 @@ template <class A> TESSEL_HOST_DEVICE xsimd::batch<float, A> exp2_batch(xsimd::b
   const F n = xsimd::nearbyint(x);
   const F f = x - n;
   F p(1.535336188319500e-4f);
-  p = xsimd::fma(p, f, F(1.339887440266574e-3f));
-  p = xsimd::fma(p, f, F(9.618437357674640e-3f));
-  p = xsimd::fma(p, f, F(5.550332471162809e-2f));
-  p = xsimd::fma(p, f, F(2.402264791363012e-1f));
-  p = xsimd::fma(p, f, F(6.931472028550421e-1f));
-  p = xsimd::fma(p, f, F(1.0f));
+  p = isa_ops<A>::fma(p, f, F(1.339887440266574e-3f));
+  p = isa_ops<A>::fma(p, f, F(9.618437357674640e-3f));
+  p = isa_ops<A>::fma(p, f, F(5.550332471162809e-2f));
+  p = isa_ops<A>::fma(p, f, F(2.402264791363012e-1f));
+  p = isa_ops<A>::fma(p, f, F(6.931472028550421e-1f));
+  p = isa_ops<A>::fma(p, f, F(1.0f));
   return isa_ops<A>::scale2(p, n);
 }
 
