@@ -18,6 +18,13 @@
 //   static constexpr int c_row_xor[]; c_row_xor_count    lane-index xor masks that
 //                   reach every other lane holding values of the same C row
 //   static constexpr int c_col_xor[]; c_col_xor_count    ... of the same C column
+// and may add
+//   static constexpr int c_first_in_row(int v);  the first value of v's C row in
+//                   a lane (the smallest w with c_coord(0, w).row == c_coord(0, v).row),
+//                   in closed form: the reductions index rows by it, which
+//                   otherwise search the fragment (free where loops unroll to
+//                   constants, the GPUs; a run-time search per value on the CPU).
+//                   valid_atom checks it against that definition.
 //
 // The coordinate maps are constexpr and host-callable, so layouts are tested on
 // the host (including a wavefront emulated on the CPU) with no GPU present.
@@ -51,10 +58,27 @@ template <class Atom> struct operand_geometry<Atom, operand::b> {
   static constexpr int rows = Atom::K, cols = Atom::N, values = Atom::b_values;
   TESSEL_HOST_DEVICE static constexpr coord at(int lane, int v) { return Atom::b_coord(lane, v); }
 };
+namespace detail {
+template <class Atom, class = void> struct has_c_first_in_row : std::false_type {};
+template <class Atom>
+struct has_c_first_in_row<Atom, std::void_t<decltype(Atom::c_first_in_row(0))>> : std::true_type {};
+// The first value of v's C row in lane 0, by search.
+template <class Atom> TESSEL_HOST_DEVICE constexpr int c_first_in_row_searched(int v) {
+  for (int w = 0; w < v; ++w)
+    if (Atom::c_coord(0, w).row == Atom::c_coord(0, v).row) return w;
+  return v;
+}
+}  // namespace detail
+
 template <class Atom> struct operand_geometry<Atom, operand::c> {
   using type = typename Atom::c_type;
   static constexpr int rows = Atom::M, cols = Atom::N, values = Atom::c_values;
   TESSEL_HOST_DEVICE static constexpr coord at(int lane, int v) { return Atom::c_coord(lane, v); }
+  // The first value of v's row (the same in every lane: c_grouping_is_lane_invariant).
+  TESSEL_HOST_DEVICE static constexpr int first_in_row(int v) {
+    if constexpr (detail::has_c_first_in_row<Atom>::value) return Atom::c_first_in_row(v);
+    else return detail::c_first_in_row_searched<Atom>(v);
+  }
 };
 
 // Checks, at compile time, that an atom's map covers its operand tile: every
@@ -162,11 +186,20 @@ template <class Atom> struct c_cols_span_warps<Atom, std::void_t<decltype(Atom::
   static constexpr bool value = Atom::c_cols_span_warps;
 };
 
+// An atom's c_first_in_row, where it states one, against its definition.
+template <class Atom> constexpr bool c_first_in_row_agrees() {
+  if constexpr (detail::has_c_first_in_row<Atom>::value) {
+    for (int v = 0; v < Atom::c_values; ++v)
+      if (Atom::c_first_in_row(v) != detail::c_first_in_row_searched<Atom>(v)) return false;
+  }
+  return true;
+}
+
 template <class Atom> constexpr bool valid_atom() {
   bool b_ok = true;
   if constexpr (!b_in_shared<Atom>::value) b_ok = covers<Atom, operand::b>(false);
   return covers<Atom, operand::a>(false) && b_ok && covers<Atom, operand::c>(true) &&
-         c_grouping_is_lane_invariant<Atom>();
+         c_grouping_is_lane_invariant<Atom>() && c_first_in_row_agrees<Atom>();
 }
 
 }  // namespace tessel

@@ -259,11 +259,7 @@ struct generic_tile_ops {
     }
   }
   // The first of a lane's values that lies in the same row (column) as value v.
-  template <class G> TESSEL_HOST_DEVICE static constexpr int first_in_row(int v) {
-    for (int w = 0; w < v; ++w)
-      if (G::at(0, w).row == G::at(0, v).row) return w;
-    return v;
-  }
+  template <class G> TESSEL_HOST_DEVICE static constexpr int first_in_row(int v) { return G::first_in_row(v); }
   template <class G> TESSEL_HOST_DEVICE static constexpr int first_in_col(int v) {
     for (int w = 0; w < v; ++w)
       if (G::at(0, w).col == G::at(0, v).col) return w;

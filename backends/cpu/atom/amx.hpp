@@ -27,6 +27,7 @@ struct amx_atom {
   TESSEL_HOST_DEVICE static constexpr coord a_coord(int, int v) { return {v / 32, v % 32}; }
   TESSEL_HOST_DEVICE static constexpr coord b_coord(int, int v) { return {2 * (v / 32) + v % 2, (v % 32) / 2}; }
   TESSEL_HOST_DEVICE static constexpr coord c_coord(int, int v) { return {v / 16, v % 16}; }
+  TESSEL_HOST_DEVICE static constexpr int c_first_in_row(int v) { return v - v % 16; }
 
   static void mma(float (&c)[c_values], const bf16 (&a)[a_values], const bf16 (&b)[b_values]) {
     amx_dp_reference(c, a, b);

@@ -33,6 +33,7 @@ template <class Arch, int M_> struct simd_col_atom {
   TESSEL_HOST_DEVICE static constexpr coord a_coord(int, int v) { return {v, 0}; }
   TESSEL_HOST_DEVICE static constexpr coord b_coord(int, int) { return {0, 0}; }
   TESSEL_HOST_DEVICE static constexpr coord c_coord(int, int v) { return {v, 0}; }
+  TESSEL_HOST_DEVICE static constexpr int c_first_in_row(int v) { return v; }  // each value its own row
 
   // c(v) = fma(a(v), b, c(v)): one fused rounding, like the micro-kernels.
   TESSEL_HOST_DEVICE static void mma(float (&c)[c_values], const float (&a)[a_values], const float (&b)[b_values]) {
