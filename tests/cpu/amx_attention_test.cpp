@@ -192,12 +192,8 @@ TEST(AmxAttentionEmulated, AvxWidthsGiveTheSameBits) {
 
 // The library's attention on the tile registers, where this machine has them.
 TEST(AmxAttentionHardware, LibraryPathMatchesTheEmulationBitForBit) {
-  const std::string best = cpu_isa();
-  try {
-    set_cpu_isa("amx");
-  } catch (const Error&) {
-    GTEST_SKIP() << "this CPU or OS gives no AMX (cpu isa " << best << ")";
-  }
+  const amx_isa_scope amx;
+  if (!amx.available()) GTEST_SKIP() << "this CPU or OS gives no AMX (cpu isa " << amx.before() << ")";
   for (const att_case& c : cases) {
     const inputs in(c, case_seed("amx-attention-hw-" + c.name()));
     const result want = run_emulated<emulated>(in);
@@ -221,7 +217,6 @@ TEST(AmxAttentionHardware, LibraryPathMatchesTheEmulationBitForBit) {
       differ += !(std::isnan(got.lse[i]) && std::isnan(want.lse[i])) && float_bits(got.lse[i]) != float_bits(want.lse[i]);
     EXPECT_EQ(differ, 0) << c.name() << ": out and LSE elements that differ from the emulation's";
   }
-  set_cpu_isa(best);
 }
 
 }  // namespace

@@ -230,12 +230,8 @@ TEST(AmxAtom, OneInstructionOnKnownValues) {
 
 // The library's AMX path (the tile registers) where this machine has it.
 TEST(AmxHardware, LibraryPathMatchesTheAtomBitForBit) {
-  const std::string best = cpu_isa();
-  try {
-    set_cpu_isa("amx");
-  } catch (const Error&) {
-    GTEST_SKIP() << "this CPU or OS gives no AMX (cpu isa " << best << ")";
-  }
+  const amx_isa_scope amx;
+  if (!amx.available()) GTEST_SKIP() << "this CPU or OS gives no AMX (cpu isa " << amx.before() << ")";
   long same = 0, total = 0;
   for (amx_case c : cases()) {
     c.out = dtype::f32;  // the bound below is the fp32 accumulation's
@@ -267,7 +263,6 @@ TEST(AmxHardware, LibraryPathMatchesTheAtomBitForBit) {
               << c.name() << " C(" << l << ", " << i << ", " << j << ") (seed " << seed << ")";
         }
   }
-  set_cpu_isa(best);
   std::printf("[ info     ] AMX hardware: %ld of %ld elements bit-identical to the atom's loop\n", same, total);
   EXPECT_EQ(same, total) << "the tile instructions round otherwise than the AMX atom (arch/amx.hpp) says";
 }
