@@ -81,6 +81,18 @@ template <class Atom> struct operand_geometry<Atom, operand::c> {
   }
 };
 
+// f(std::integral_constant<int, v>{}) for each value v of a lane that is the
+// first of its row (G::first_in_row(v) == v), in increasing v: one call per
+// row a lane holds, each index a compile-time constant on every compiler (the
+// CPU's loops over 256 values a fragment do not unroll, so a loop that tests
+// every value runs its tests).
+template <class G, int V = 0, class F> TESSEL_HOST_DEVICE constexpr void for_each_row_first(F& f) {
+  if constexpr (V < G::values) {
+    if constexpr (G::first_in_row(V) == V) f(std::integral_constant<int, V>{});
+    for_each_row_first<G, V + 1>(f);
+  }
+}
+
 // Checks, at compile time, that an atom's map covers its operand tile: every
 // element held by some (lane, value), none outside, and — when `exactly_once` —
 // none held twice. C must be covered exactly once; A and B may be replicated

@@ -266,10 +266,15 @@ struct generic_tile_ops {
     return v;
   }
   // t(r, c) = f(t(r, c), vec[r]) — a column vector broadcast along each row.
+  // Contract (every policy's broadcast_rows): row r's value is read at the
+  // row's first value only, vec.value[i][first_in_row(v)]; the other entries
+  // may hold anything (row_reduce fills them all, an op need not).
   template <class Tile, class F> TESSEL_HOST_DEVICE static void broadcast_rows(Tile& t, const col_vector<Tile>& vec, F f) {
+    using G = typename Tile::geometry;
     TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)
       TESSEL_UNROLL for (int j = 0; j < Tile::tiles_c; ++j)
-        TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v) t.frag[i][j][v] = f(t.frag[i][j][v], vec.value[i][v]);
+        TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v)
+          t.frag[i][j][v] = f(t.frag[i][j][v], vec.value[i][first_in_row<G>(v)]);
   }
   // t(r, c) = f(t(r, c), vec[c]) — a row vector broadcast down each column.
   template <class Tile, class F> TESSEL_HOST_DEVICE static void broadcast_cols(Tile& t, const row_vector<Tile>& vec, F f) {

@@ -267,7 +267,8 @@ struct sm80_tile_ops : generic_tile_ops {
                                            exp2_of_difference f) {
     TESSEL_UNROLL for (int i = 0; i < TM; ++i)
       TESSEL_UNROLL for (int j = 0; j < TN; ++j)
-        TESSEL_UNROLL for (int v = 0; v < 4; ++v) t.frag[i][j][v] = arch::ex2_approx(fmaf(t.frag[i][j][v], f.scale, -vec.value[i][v]));
+        TESSEL_UNROLL for (int v = 0; v < 4; ++v)  // vec read at each row's first value
+          t.frag[i][j][v] = arch::ex2_approx(fmaf(t.frag[i][j][v], f.scale, -vec.value[i][mma_m16n8k16<T>::c_first_in_row(v)]));
   }
   template <class Tile, class F> TESSEL_HOST_DEVICE static void broadcast_rows(Tile& t, const col_vector<Tile>& vec, F f) {
     generic_tile_ops::broadcast_rows(t, vec, f);

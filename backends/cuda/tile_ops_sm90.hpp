@@ -317,7 +317,7 @@ struct sm90_tile_ops : sm80_tile_ops {
     TESSEL_UNROLL for (int i = 0; i < TM; ++i)
       TESSEL_UNROLL for (int j = 0; j < TN; ++j)
         TESSEL_UNROLL for (int v = 0; v < N / 2; ++v)
-          t.frag[i][j][v] = arch::ex2_approx(fmaf(t.frag[i][j][v], f.scale, -vec.value[i][v]));
+          t.frag[i][j][v] = arch::ex2_approx(fmaf(t.frag[i][j][v], f.scale, -vec.value[i][wgmma_m64k16<T, N>::c_first_in_row(v)]));
   }
   using sm80_tile_ops::broadcast_rows;
   using sm80_tile_ops::relayout;

@@ -289,6 +289,10 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
   TESSEL_HOST_DEVICE static constexpr int row_rep(int v) {
     return generic_tile_ops::first_in_row<typename o_tile::geometry>(v);
   }
+  // f(first) for each row a lane holds (core/atom_traits.hpp's for_each_row_first).
+  template <class F> TESSEL_HOST_DEVICE static void row_firsts(F& f) {
+    for_each_row_first<typename o_tile::geometry>(f);
+  }
   struct row_stats {
     col_vector<o_tile> m, b, l, l_lost;  // b: only where keep_b
     TESSEL_DEVICE void reset() {
@@ -329,9 +333,11 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
     P::row_reduce(ctx, mx, s, maximum{});
     col_vector<o_tile> rescale;
     static_assert(s_tile::values == o_tile::values, "attention: S and O tiles of one atom");
+    // Per row (its first value, row_firsts): mx and rescale are read there only
+    // (broadcast_rows' contract, core/tile_ops.hpp).
     TESSEL_UNROLL for (int i = 0; i < s_tile::tiles_r; ++i) {
-      TESSEL_UNROLL for (int v = 0; v < s_tile::values; ++v) {
-        if (row_rep(v) != v) continue;
+      auto row = [&](auto first) {
+        constexpr int v = decltype(first)::value;
         const float m = rows.m.value[i][v], m_new = maximum{}(m, mx.value[i][v]);
         // b: the last tile's b', kept or recomputed (the same bits either way)
         const float b = keep_b ? rows.b.value[i][v] : scaled(m, c);
@@ -340,17 +346,14 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
         rows.m.value[i][v] = m_new;
         if constexpr (keep_b) rows.b.value[i][v] = scaled(m_new, c);
         mx.value[i][v] = base;
-      }
-      TESSEL_UNROLL for (int v = 0; v < s_tile::values; ++v) {
-        mx.value[i][v] = mx.value[i][row_rep(v)];
-        rescale.value[i][v] = rescale.value[i][row_rep(v)];
-      }
+      };
+      row_firsts(row);
     }
     P::broadcast_rows(s, mx, exp2_of_difference{c});
     P::row_reduce(ctx, sum, s, plus{});
-    TESSEL_UNROLL for (int i = 0; i < s_tile::tiles_r; ++i)
-      TESSEL_UNROLL for (int v = 0; v < s_tile::values; ++v) {
-        if (row_rep(v) != v) continue;
+    TESSEL_UNROLL for (int i = 0; i < s_tile::tiles_r; ++i) {
+      auto row = [&](auto first) {
+        constexpr int v = decltype(first)::value;
         const float r = rescale.value[i][v];
         if constexpr (compensate_l) {  // l·r + sum; l_lost: what the rounding of `next` dropped
           const float l = rows.l.value[i][v] * r, add = sum.value[i][v] - rows.l_lost.value[i][v] * r;
@@ -360,7 +363,9 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
         } else {
           rows.l.value[i][v] = rows.l.value[i][v] * r + sum.value[i][v];
         }
-      }
+      };
+      row_firsts(row);
+    }
     P::broadcast_rows(o, rescale, multiply{});
   }
 
@@ -372,12 +377,12 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
     // or +inf score) makes the row and its LSE NaN.
     col_vector<o_tile> inv;
     TESSEL_UNROLL for (int i = 0; i < o_tile::tiles_r; ++i) {
-      TESSEL_UNROLL for (int v = 0; v < o_tile::values; ++v) {
-        if (row_rep(v) != v) continue;
+      auto row = [&](auto first) {
+        constexpr int v = decltype(first)::value;
         const float l = rows.l.value[i][v] - rows.l_lost.value[i][v];
         inv.value[i][v] = l == 0.0f ? 0.0f : 1.0f / l;
-      }
-      TESSEL_UNROLL for (int v = 0; v < o_tile::values; ++v) inv.value[i][v] = inv.value[i][row_rep(v)];
+      };
+      row_firsts(row);
     }
     P::broadcast_rows(o, inv, multiply_or_zero{});
     P::store(ctx, gout, o, qrow0, 0, 1.0f, 0.0f);

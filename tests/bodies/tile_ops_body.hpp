@@ -147,6 +147,10 @@ template <class P, class Tile> struct reduce_kernel {
       for (int v = 0; v < Tile::values; ++v) *p.row_max.addr(Tile::where(lane, i, 0, v).row, 0) = mx.value[i][v];
     for (int j = 0; j < Tile::tiles_c; ++j)
       for (int v = 0; v < Tile::values; ++v) *p.col_sum.addr(0, Tile::where(lane, 0, j, v).col) = sum.value[j][v];
+    // broadcast_rows reads a row's value at its first value only (core/tile_ops.hpp): the others poisoned.
+    for (int i = 0; i < Tile::tiles_r; ++i)
+      for (int v = 0; v < Tile::values; ++v)
+        if (Tile::geometry::first_in_row(v) != v) mx.value[i][v] = NAN;
     P::broadcast_rows(t, mx, [](float x, float m) { return x - m; });
     P::store(ctx, p.centred, t, 0, 0, 1.0f, 0.0f);
   }

@@ -32,6 +32,7 @@ template <class Arch, int MR_, int NR_> struct simd_atom {
   TESSEL_HOST_DEVICE static constexpr coord a_coord(int, int v) { return {v, 0}; }
   TESSEL_HOST_DEVICE static constexpr coord b_coord(int, int v) { return {0, v}; }
   TESSEL_HOST_DEVICE static constexpr coord c_coord(int, int v) { return {v / NR_, v % NR_}; }
+  TESSEL_HOST_DEVICE static constexpr int c_first_in_row(int v) { return v - v % NR_; }
 
   // c(r, n) = fma(a(r), b(n), c(r, n)): one fused rounding, like the micro-kernel.
   TESSEL_HOST_DEVICE static void mma(float (&c)[c_values], const float (&a)[a_values], const float (&b)[b_values]) {

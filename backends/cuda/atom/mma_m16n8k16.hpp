@@ -37,6 +37,7 @@ template <class T> struct mma_m16n8k16 {
   TESSEL_HOST_DEVICE static constexpr coord c_coord(int lane, int v) {
     return {lane / 4 + 8 * (v / 2), 2 * (lane % 4) + v % 2};
   }
+  TESSEL_HOST_DEVICE static constexpr int c_first_in_row(int v) { return v & 2; }  // rows g (v 0, 1), g + 8 (v 2, 3)
 
   static constexpr int c_row_xor_count = 2;
   static constexpr int c_row_xor[2] = {1, 2};

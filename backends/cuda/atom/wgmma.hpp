@@ -37,6 +37,8 @@ template <class T, int N_> struct wgmma_m64k16 {
   TESSEL_HOST_DEVICE static constexpr coord c_coord(int lane, int v) {
     return {16 * (lane / 32) + (lane % 32) / 4 + 8 * ((v % 4) / 2), 8 * (v / 4) + 2 * (lane % 4) + v % 2};
   }
+  // Rows g (v % 4 < 2: first value 0) and g + 8 (first value 2).
+  TESSEL_HOST_DEVICE static constexpr int c_first_in_row(int v) { return v & 2; }
 
   static constexpr int c_row_xor_count = 2;
   static constexpr int c_row_xor[2] = {1, 2};

@@ -34,6 +34,7 @@ template <class T> struct mfma_32x32x8 {
   TESSEL_HOST_DEVICE static constexpr coord a_coord(int l, int e) { return {l % 32, 4 * (l / 32) + e}; }
   TESSEL_HOST_DEVICE static constexpr coord b_coord(int l, int e) { return {4 * (l / 32) + e, l % 32}; }
   TESSEL_HOST_DEVICE static constexpr coord c_coord(int l, int r) { return {8 * (r / 4) + 4 * (l / 32) + r % 4, l % 32}; }
+  TESSEL_HOST_DEVICE static constexpr int c_first_in_row(int r) { return r; }  // each value its own row
 
   static constexpr int c_row_xor_count = 5;
   static constexpr int c_row_xor[5] = {1, 2, 4, 8, 16};
