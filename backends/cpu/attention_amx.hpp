@@ -12,7 +12,8 @@
 // value[i][16·r] (first_in_row). Fast paths (each computes what
 // core/tile_ops.hpp computes on the same layouts and atom; the row sum
 // pairwise, as the SIMD policy's; the same bits on AVX2 and AVX-512):
-//   row_reduce     maximum (fmaxf: NaN skipped), plus (pairwise over the row)
+//   row_reduce     maximum (fmaxf: NaN skipped), plus (pairwise over the row);
+//                  16 rows' last folds at once (isa_ops::fold16)
 //   broadcast_rows exp2_of_difference (the SIMD exp2 of arch/exp2.hpp),
 //                  multiply, multiply_or_zero
 //   store          C tile -> the P panel (amx_a): rounded to bf16 like
@@ -24,6 +25,7 @@
 #include "tessel/core/math.hpp"
 #include "tessel/core/tile_ops.hpp"
 #include "tessel/cpu/arch/convert.hpp"
+#include "tessel/cpu/arch/isa_ops.hpp"  // specialised by Base's arch header
 #include "tessel/cpu/atom/amx.hpp"
 #include "tessel/cpu/attention_config.hpp"
 
@@ -46,36 +48,33 @@ template <class Base, class Tuning> struct amx_attention_ops : Base {
                                               typename Base::template attention_config<T, D>>;
 
   // ---- reductions and broadcasts over C tiles ----------------------------------
+  // Per column c of the fragments a fold over the TN fragments (the maximum in
+  // fragment order, the sum as a pairwise tree), then the 16 columns of each
+  // row as a tree (isa_ops::fold16, 16 rows at once). The same operations
+  // whatever W is (AVX2 and AVX-512 give the same bits).
   template <class Ctx, int TM, int TN>
   static void row_reduce(Ctx&, col_vector<ctile<TM, TN>>& out, const ctile<TM, TN>& t, maximum) {
     // fmaxf per lane: b where a is NaN, else a where b is NaN, else the larger.
     const auto op = [](vec a, vec b) { return xsimd::select(a > b || xsimd::isnan(b), a, b); };
-    for (int i = 0; i < TM; ++i)
-      for (int r = 0; r < 16; ++r) {
-        vec acc = vec::load_aligned(&t.frag[i][0][16 * r]);
-        for (int w = 1; w < RV; ++w) acc = op(acc, vec::load_aligned(&t.frag[i][0][16 * r + w * W]));
-        for (int j = 1; j < TN; ++j)
-          for (int w = 0; w < RV; ++w) acc = op(acc, vec::load_aligned(&t.frag[i][j][16 * r + w * W]));
-        alignas(64) float lane[W];
-        acc.store_aligned(lane);
-        float m = lane[0];
-        for (int l = 1; l < W; ++l) m = maximum{}(m, lane[l]);
-        out.value[i][16 * r] = m;
-      }
+    for (int i = 0; i < TM; ++i) {
+      vec x[16 * RV];
+      for (int r = 0; r < 16; ++r)
+        for (int w = 0; w < RV; ++w) {
+          vec acc = vec::load_aligned(&t.frag[i][0][16 * r + w * W]);
+          for (int j = 1; j < TN; ++j) acc = op(acc, vec::load_aligned(&t.frag[i][j][16 * r + w * W]));
+          x[r * RV + w] = acc;
+        }
+      fold_rows(x, op, out, i);
+    }
   }
-  // The row sum pairwise: per column c of the fragments, a tree over the TN
-  // fragments; then a tree over the 16 columns. The same additions whatever W
-  // is (AVX2 and AVX-512 give the same bits).
   template <class Ctx, int TM, int TN>
   static void row_reduce(Ctx&, col_vector<ctile<TM, TN>>& out, const ctile<TM, TN>& t, plus) {
-    for (int i = 0; i < TM; ++i)
-      for (int r = 0; r < 16; ++r) {
-        alignas(64) float col[16];
-        for (int w = 0; w < RV; ++w) pairwise_sum<TM, TN, 0, TN>(t, i, 16 * r + w * W).store_aligned(col + w * W);
-        for (int width = 8; width >= 1; width /= 2)
-          for (int c = 0; c < width; ++c) col[c] += col[c + width];
-        out.value[i][16 * r] = col[0];
-      }
+    for (int i = 0; i < TM; ++i) {
+      vec x[16 * RV];
+      for (int r = 0; r < 16; ++r)
+        for (int w = 0; w < RV; ++w) x[r * RV + w] = pairwise_sum<TM, TN, 0, TN>(t, i, 16 * r + w * W);
+      fold_rows(x, [](vec a, vec b) { return a + b; }, out, i);
+    }
   }
   // The SIMD policy's vector bodies (attention_simd.hpp's row_op) on each fragment row.
   template <int TM, int TN, class F>
@@ -106,6 +105,12 @@ template <class Base, class Tuning> struct amx_attention_ops : Base {
   }
 
  private:
+  // out's rows of tile row i (their first values 16 · r) = the 16 rows of x folded.
+  template <class Op, class Tile> static void fold_rows(const vec (&x)[16 * RV], Op op, col_vector<Tile>& out, int i) {
+    alignas(64) float folded[16];
+    isa_ops<arch>::fold16(x, op, folded);
+    for (int r = 0; r < 16; ++r) out.value[i][16 * r] = folded[r];
+  }
   // Σ over fragments j in [J, J + N) of tile row i of the vector at value v:
   // the halves summed apart, then added.
   template <int TM, int TN, int J, int N> static vec pairwise_sum(const ctile<TM, TN>& t, int i, int v) {

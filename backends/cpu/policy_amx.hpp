@@ -198,11 +198,13 @@ struct amx_policy : amx_attention_ops<Base, AttnTuning> {
 
  private:
   // dst (64 bytes) = the 16 pairs (e[i], o[i]), e in the low half of each 32
-  // bits: one widening shift-or per vector.
+  // bits: two widening loads and a shift-or per vector.
   static void pair_up(const std::uint16_t* e, const std::uint16_t* o, void* dst) {
-    std::uint32_t pair[16];
-    for (int i = 0; i < 16; ++i) pair[i] = std::uint32_t(e[i]) | std::uint32_t(o[i]) << 16;
-    std::memcpy(dst, pair, 64);
+    using ops = isa_ops<typename Base::vec::arch_type>;
+    constexpr int W = int(Base::vec::size);
+    static_assert(16 % W == 0, "pair_up: 16 pairs are whole vectors");
+    for (int q = 0; q < 16; q += W)
+      (ops::load_u16(e + q) | (ops::load_u16(o + q) << 16)).store_unaligned(static_cast<std::int32_t*>(dst) + q);
   }
   // sub-tile row q (16 pairs of 32 bits) = column q of the 16 lines of 16 pairs
   // at `lines` (line l at lines + l · ld bytes, any alignment): 8 lines × W pairs

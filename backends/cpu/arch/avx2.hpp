@@ -51,6 +51,30 @@ template <> struct isa_ops<xsimd::fma3<xsimd::avx2>> {
     const __m256 r[8] = {in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7]};
     transpose8x8_ps(r, out, ld);
   }
+  // (isa_ops.hpp) Lanes after each level: a[r] row r, c < 8; b[k] half h: row
+  // 2k + h, c < 4; c[k] half h: rows 4k + h (c < 2), 4k + 2 + h; d[k] lane
+  // 4h + j: row 8k + h + 2j.
+  template <class Op> TESSEL_HOST_DEVICE static void fold16(const f32 (&x)[32], Op op, float* out) {
+    f32 a[16], b[8], c[4], d[2];
+    for (int r = 0; r < 16; ++r) a[r] = op(x[2 * r], x[2 * r + 1]);
+    for (int k = 0; k < 8; ++k)
+      b[k] = op(f32(_mm256_permute2f128_ps(a[2 * k], a[2 * k + 1], 0x20)),
+                f32(_mm256_permute2f128_ps(a[2 * k], a[2 * k + 1], 0x31)));
+    for (int k = 0; k < 4; ++k) {
+      const __m256d lo = _mm256_unpacklo_pd(_mm256_castps_pd(b[2 * k]), _mm256_castps_pd(b[2 * k + 1]));
+      const __m256d hi = _mm256_unpackhi_pd(_mm256_castps_pd(b[2 * k]), _mm256_castps_pd(b[2 * k + 1]));
+      c[k] = op(f32(_mm256_castpd_ps(lo)), f32(_mm256_castpd_ps(hi)));
+    }
+    for (int k = 0; k < 2; ++k)
+      d[k] = op(f32(_mm256_shuffle_ps(c[2 * k], c[2 * k + 1], 0x88)),   // e0, e2 of each half
+                f32(_mm256_shuffle_ps(c[2 * k], c[2 * k + 1], 0xdd)));  // e1, e3
+    alignas(32) float lane[16];
+    d[0].store_aligned(lane);
+    d[1].store_aligned(lane + 8);
+    for (int k = 0; k < 2; ++k)
+      for (int h = 0; h < 2; ++h)
+        for (int j = 0; j < 4; ++j) out[8 * k + h + 2 * j] = lane[8 * k + 4 * h + j];
+  }
 };
 
 }  // namespace tessel::cpu

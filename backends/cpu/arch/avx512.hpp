@@ -35,6 +35,28 @@ template <> struct isa_ops<xsimd::avx512bw> {
     transpose8x8_ps(lo, out, ld);
     transpose8x8_ps(hi, out + 8 * ld, ld);
   }
+  // (isa_ops.hpp) Lanes after each level (quad q = lanes 4q..4q+3): a[k] quads
+  // 0, 1: row 2k, c < 8; quads 2, 3: row 2k + 1; b[k] quad q: row 4k + q, c < 4;
+  // c[k] quad q: rows 8k + q (c < 2), 8k + 4 + q; d lane 4q + j: row q + 4j.
+  template <class Op> TESSEL_HOST_DEVICE static void fold16(const f32 (&x)[16], Op op, float* out) {
+    f32 a[8], b[4], c[2];
+    for (int k = 0; k < 8; ++k)
+      a[k] = op(f32(_mm512_shuffle_f32x4(x[2 * k], x[2 * k + 1], 0x44)),   // quads 0, 1 of each: c < 8
+                f32(_mm512_shuffle_f32x4(x[2 * k], x[2 * k + 1], 0xee)));  // quads 2, 3: c + 8
+    for (int k = 0; k < 4; ++k)
+      b[k] = op(f32(_mm512_shuffle_f32x4(a[2 * k], a[2 * k + 1], 0x88)),   // quads 0, 2: c < 4
+                f32(_mm512_shuffle_f32x4(a[2 * k], a[2 * k + 1], 0xdd)));  // quads 1, 3: c + 4
+    for (int k = 0; k < 2; ++k) {
+      const __m512d lo = _mm512_unpacklo_pd(_mm512_castps_pd(b[2 * k]), _mm512_castps_pd(b[2 * k + 1]));
+      const __m512d hi = _mm512_unpackhi_pd(_mm512_castps_pd(b[2 * k]), _mm512_castps_pd(b[2 * k + 1]));
+      c[k] = op(f32(_mm512_castpd_ps(lo)), f32(_mm512_castpd_ps(hi)));
+    }
+    const f32 d = op(f32(_mm512_shuffle_ps(c[0], c[1], 0x88)), f32(_mm512_shuffle_ps(c[0], c[1], 0xdd)));
+    alignas(64) float lane[16];
+    d.store_aligned(lane);
+    for (int q = 0; q < 4; ++q)
+      for (int j = 0; j < 4; ++j) out[q + 4 * j] = lane[4 * q + j];
+  }
 };
 
 }  // namespace tessel::cpu

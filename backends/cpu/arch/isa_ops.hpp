@@ -9,6 +9,12 @@
 //        in[l][k] -> out[k·ld + l]  for l < 8, k < W   (8 lines × W -> W rows of 8)
 //   f32  fma(f32 x, f32 y, f32 z)              x · y + z, one rounding (the instruction, whatever xsimd does)
 //   f32  scale2(f32 p, f32 n)                  p · 2^n for integral n in [−151, 128], one rounding
+//   void fold16(const f32 (&x)[16 · 16 / W], Op op, float* out)
+//        16 rows of 16 values (row r: x[r · 16/W ...], value c in lane c % W of
+//        its vector c / W) -> out[r] = row r folded by op as a tree: the pairs
+//        op(c, c + 8), then (c, c + 4), (c, c + 2), (c, c + 1) with c the lower
+//        half: the same operations on every width (a transposed butterfly,
+//        ~3 instructions a row instead of ~15 scalar ones)
 // xsimd 8.1 has no widening/narrowing integer casts nor transposes, hence these.
 #pragma once
 #include <cstdint>
