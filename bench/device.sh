@@ -601,7 +601,9 @@ cpu_lib() {  # SOURCE BUILD: the CPU backend's C ABI library of that source tree
 # pinned, at TESSEL_CPU_THREADS (default "1 8 all"). With TESSEL_CPU_BASE=DIR (another source tree,
 # e.g. an earlier commit unpacked into an ignored folder) that tree is built too. TESSEL_CPU_RUNS
 # lists what runs, each "NAME" or "NAME:VAR=V,VAR=V" (the current tree with those variables) or
-# "NAME@base[:VARS]" (the base tree); default "current", and "current base@base" with a base. Per
+# "NAME@base[:VARS]" (the base tree) or "NAME@DIR[:VARS]" (the source tree in folder DIR, e.g. a copy
+# with another block shape, built once into build-device-cpu-NAME); default "current", and
+# "current base@base" with a base. Per
 # thread count, TESSEL_CPU_AB_ROUNDS (default 2 where more than one runs) rounds of every entry in
 # turn, each its own process, in cpu_vs_torch_t<N>.txt (rows after a "== run NAME round R" line).
 # TESSEL_CPU_ARGS replaces the rows' arguments (default: GEMM 512-2048 fp32 and bf16, attention
@@ -619,6 +621,12 @@ step_cpu() {
     cpu_lib "$TESSEL_CPU_BASE" "$base_dir" >>"$OUT/cpu_build.log" 2>&1 ||
       { note "cpu: base tree $TESSEL_CPU_BASE build FAILED (cpu_build.log)"; return; }
   fi
+  for entry in $runs; do  # NAME@DIR: that tree, built once
+    name=${entry%%:*}
+    [[ $name == *@* && ${name#*@} != base ]] || continue
+    cpu_lib "${name#*@}" "$root/build-device-cpu-${name%%@*}" >>"$OUT/cpu_build.log" 2>&1 ||
+      note "cpu: tree ${name#*@} build FAILED (cpu_build.log)"
+  done
   note "cpu: CPU-only build(s) $(( $(date +%s) - t0 )) s (runs: $runs); host: $(lscpu | sed -n 's/^Model name: *//p'), $all CPUs"
   local args=${TESSEL_CPU_ARGS:---shapes 512,1024,2048 --tokens 2048 --heads 8 --seqs 1024,2048}
   local rounds=1
@@ -635,6 +643,7 @@ step_cpu() {
       for entry in $runs; do
         name=${entry%%:*}; vars=; [[ $entry == *:* ]] && vars=${entry#*:}
         lib=$dir/c_api/libtessel_c.so; [[ $name == *@base ]] && lib=$base_dir/c_api/libtessel_c.so
+        [[ $name == *@* && $name != *@base ]] && lib=$root/build-device-cpu-${name%%@*}/c_api/libtessel_c.so
         echo "== run $name round $r${vars:+ ($vars)}" >>"$n"
         # shellcheck disable=SC2086
         env ${vars//,/ } PYTHONUNBUFFERED=1 timeout 240 taskset -c "$c" python3 bench/cpu_vs_torch.py --lib "$lib" \
