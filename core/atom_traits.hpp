@@ -81,15 +81,31 @@ template <class Atom> struct operand_geometry<Atom, operand::c> {
   }
 };
 
-// f(std::integral_constant<int, v>{}) for each value v of a lane that is the
-// first of its row (G::first_in_row(v) == v), in increasing v: one call per
-// row a lane holds, each index a compile-time constant on every compiler (the
-// CPU's loops over 256 values a fragment do not unroll, so a loop that tests
-// every value runs its tests).
-template <class G, int V = 0, class F> TESSEL_HOST_DEVICE constexpr void for_each_row_first(F& f) {
+namespace detail {
+template <class G> TESSEL_HOST_DEVICE constexpr bool each_value_its_own_row() {
+  for (int v = 0; v < G::values; ++v)
+    if (G::first_in_row(v) != v) return false;
+  return true;
+}
+template <class G, int V, class F> TESSEL_HOST_DEVICE void row_firsts_from(F& f) {
   if constexpr (V < G::values) {
-    if constexpr (G::first_in_row(V) == V) f(std::integral_constant<int, V>{});
-    for_each_row_first<G, V + 1>(f);
+    if constexpr (G::first_in_row(V) == V) f(V);
+    row_firsts_from<G, V + 1>(f);
+  }
+}
+}  // namespace detail
+
+// f(v) for each value v of a lane that is the first of its row
+// (G::first_in_row(v) == v), in increasing v: one call per row a lane holds.
+// Where every value is its own row, a loop over the values; else one call per
+// row first with v a literal, on every compiler (the CPU's loops over 256
+// values a fragment do not unroll, so a loop that tests every value runs its
+// tests).
+template <class G, class F> TESSEL_HOST_DEVICE void for_each_row_first(F& f) {
+  if constexpr (detail::each_value_its_own_row<G>()) {
+    TESSEL_UNROLL for (int v = 0; v < G::values; ++v) f(v);
+  } else {
+    detail::row_firsts_from<G, 0>(f);
   }
 }
 

@@ -336,8 +336,7 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
     // Per row (its first value, row_firsts): mx and rescale are read there only
     // (broadcast_rows' contract, core/tile_ops.hpp).
     TESSEL_UNROLL for (int i = 0; i < s_tile::tiles_r; ++i) {
-      auto row = [&](auto first) {
-        constexpr int v = decltype(first)::value;
+      auto row = [&](int v) {
         const float m = rows.m.value[i][v], m_new = maximum{}(m, mx.value[i][v]);
         // b: the last tile's b', kept or recomputed (the same bits either way)
         const float b = keep_b ? rows.b.value[i][v] : scaled(m, c);
@@ -352,8 +351,7 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
     P::broadcast_rows(s, mx, exp2_of_difference{c});
     P::row_reduce(ctx, sum, s, plus{});
     TESSEL_UNROLL for (int i = 0; i < s_tile::tiles_r; ++i) {
-      auto row = [&](auto first) {
-        constexpr int v = decltype(first)::value;
+      auto row = [&](int v) {
         const float r = rescale.value[i][v];
         if constexpr (compensate_l) {  // l·r + sum; l_lost: what the rounding of `next` dropped
           const float l = rows.l.value[i][v] * r, add = sum.value[i][v] - rows.l_lost.value[i][v] * r;
@@ -377,8 +375,7 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
     // or +inf score) makes the row and its LSE NaN.
     col_vector<o_tile> inv;
     TESSEL_UNROLL for (int i = 0; i < o_tile::tiles_r; ++i) {
-      auto row = [&](auto first) {
-        constexpr int v = decltype(first)::value;
+      auto row = [&](int v) {
         const float l = rows.l.value[i][v] - rows.l_lost.value[i][v];
         inv.value[i][v] = l == 0.0f ? 0.0f : 1.0f / l;
       };
