@@ -16,10 +16,15 @@
 //                  16 rows' last folds at once (isa_ops::fold16)
 //   broadcast_rows exp2_of_difference (the SIMD exp2 of arch/exp2.hpp),
 //                  multiply, multiply_or_zero
-//   store          C tile -> the P panel (amx_a): rounded to bf16 like
-//                  element.hpp, 16 values at a time into the sub-tiles' rows
+//   store          C tile -> the P panel (amx_a): rounded to bf16 to nearest
+//                  even, magnitudes below 2^-126 to a signed zero (the rule
+//                  of AVX512_BF16's vcvtneps2bf16, which the 16-lane path
+//                  uses; tdpbf16ps reads subnormal bf16 as zero, so out is
+//                  the same either way), 16 values at a time into the
+//                  sub-tiles' rows
 // ODR: everything is a template on Base.
 #pragma once
+#include <cmath>
 #include <type_traits>
 
 #include "tessel/core/math.hpp"
@@ -89,8 +94,12 @@ template <class Base, class Tuning> struct amx_attention_ops : Base {
   // which no store reads; columns past the keys hold exp2(−inf) = 0).
   template <class Ctx, int TM, int TN, int R, int C>
   static void store(Ctx& ctx, st<bf16, amx_a<R, C>> dst, const ctile<TM, TN>& t, int row0, int col0) {
-    if (row0 % 16 != 0 || col0 % 16 != 0) {
-      generic_tile_ops::store(ctx, dst, t, row0, col0);
+    if (row0 % 16 != 0 || col0 % 16 != 0) {  // the generic store (element.hpp's rounding) after the flush
+      ctile<TM, TN> flushed = t;
+      for (int i = 0; i < TM; ++i)
+        for (int j = 0; j < TN; ++j)
+          for (float& x : flushed.frag[i][j]) x = std::fabs(x) < 0x1p-126f ? std::copysign(0.0f, x) : x;
+      generic_tile_ops::store(ctx, dst, flushed, row0, col0);
     } else {
       for (int i = 0; i < TM; ++i)
         for (int j = 0; j < TN; ++j) {
@@ -98,13 +107,26 @@ template <class Base, class Tuning> struct amx_attention_ops : Base {
           bf16* sub = dst.data + ((r0 / 16) * (C / 32) + c0 / 32) * 512 + c0 % 32;
           for (int r = 0; r < 16; ++r)
             for (int w = 0; w < RV; ++w)
-              store_from_float<arch>(sub + 32 * r + w * W, vec::load_aligned(&t.frag[i][j][16 * r + w * W]));
+              store_p(sub + 32 * r + w * W, vec::load_aligned(&t.frag[i][j][16 * r + w * W]));
         }
     }
     amx_a<R, C>::extent::set(dst.data, R, C);
   }
 
  private:
+  // P to bf16: to nearest even, magnitudes below 2^-126 to a signed zero
+  // (vcvtneps2bf16's rule: AVX512_BF16, on every CPU with AMX; the GPUs' exp2
+  // flushes those too). On 16 lanes the instruction, else its rule by hand.
+  static void store_p(bf16* dst, vec x) {
+    if constexpr (W == 16) {
+      __m256i r;
+      asm("vcvtneps2bf16 %1, %0" : "=v"(r) : "v"(__m512(x)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), r);
+    } else {
+      const auto tiny = xsimd::abs(x) < vec(0x1p-126f);  // NaN: false
+      store_from_float<arch>(dst, xsimd::select(tiny, xsimd::bitwise_and(x, vec(-0.0f)), x));
+    }
+  }
   // out's rows of tile row i (their first values 16 · r) = the 16 rows of x folded.
   template <class Op, class Tile> static void fold_rows(const vec (&x)[16 * RV], Op op, col_vector<Tile>& out, int i) {
     alignas(64) float folded[16];

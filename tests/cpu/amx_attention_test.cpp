@@ -6,14 +6,17 @@
 //   * the shared attention op on the AMX policy with amx_emulated tiles
 //     (arch/amx.hpp), default and small blocks, against float64
 //     (support::reference_attention): out's relative Frobenius error within the
-//     suite's bf16 tolerance (P is rounded to bf16 for P·V, as on the GPUs),
+//     suite's bf16 tolerance (P is rounded to bf16 for P·V, as on the GPUs,
+//     magnitudes below 2^-126 to zero as vcvtneps2bf16 does),
 //     LSE within 1e-3; every element of out written, nothing around it touched;
 //     a NaN in q makes its row's out and LSE NaN and no other row's. Shapes:
 //     one key, odd q_len / kv_len, causal with q_len < kv_len and q_len > kv_len
 //     (rows without keys), GQA and MQA, padded rows, more steps than stages,
-//     1 and 3 threads;
+//     1 and 3 threads, scaled scores ~±300 apart (P in and below the subnormal
+//     range: its flush is invisible in out, tdpbf16ps reads subnormals as 0);
 //   * in the AVX-512 build: the emulated policy on AVX2 and on AVX-512 vectors
-//     bit for bit equal (the softmax's sums add in the same order);
+//     bit for bit equal (the softmax's sums add in the same order; P's
+//     conversion by vcvtneps2bf16 and by its rule on 8 lanes);
 //   * where the CPU and OS give AMX (cpu isa "amx"): the library's attention
 //     (the tile registers, the AVX-512 softmax) bit for bit equal to the
 //     emulated policy's on the same inputs, but any NaN for a NaN (the tile
@@ -49,11 +52,13 @@ struct att_case {
   int pad;      // elements after each row
   int threads;
   int nan_row;  // a query row (of batch 0, head 0) with a NaN in q, or -1
+  float q_scale = 1;  // q's values from [-2, 2] times this (large: P below 2^-126, flushed)
   std::string name() const {
     return "b" + std::to_string(batch) + "_q" + std::to_string(q_len) + "_kv" + std::to_string(kv_len) + "_h" +
            std::to_string(heads) + "x" + std::to_string(kv_heads) + "_d" + std::to_string(head_dim) +
            (causal ? "_causal" : "") + "_pad" + std::to_string(pad) + "_t" + std::to_string(threads) +
-           (nan_row >= 0 ? "_nan" + std::to_string(nan_row) : "");
+           (nan_row >= 0 ? "_nan" + std::to_string(nan_row) : "") +
+           (q_scale != 1 ? "_qx" + std::to_string(int(q_scale)) : "");
   }
 };
 
@@ -64,6 +69,7 @@ const att_case cases[] = {
     {1, 130, 300, 2, 1, 128, false, 8, 3, -1},  // MQA, padded rows, edges in rows and keys
     {2, 64, 64, 1, 1, 64, true, 0, 1, -1},      // whole tiles, the diagonal
     {1, 96, 520, 2, 2, 128, false, 0, 1, 37},   // more steps than stages; a NaN row
+    {1, 80, 150, 1, 1, 64, false, 0, 1, -1, 64},  // scaled scores ~±300 apart: P down to 0
 };
 
 constexpr std::uint16_t poison = 0x7fc1;  // a NaN: an unwritten element shows
@@ -82,7 +88,7 @@ struct inputs {
     k.resize(std::size_t(cs.batch * kv_bs));
     v.resize(k.size());
     for (auto* t : {&q, &k, &v})
-      for (bf16& x : *t) x = convert<bf16>(u(rng));
+      for (bf16& x : *t) x = convert<bf16>(u(rng) * (t == &q ? cs.q_scale : 1.0f));
     if (cs.nan_row >= 0) q[std::size_t(cs.nan_row * q_ss + 3)] = bf16::from_bits(0x7fc0);
   }
   tensor_view view(const std::vector<bf16>& t, int seq, int h, std::int64_t ss, std::int64_t bs) const {
