@@ -119,9 +119,7 @@ template <class Base, class Tuning> struct amx_attention_ops : Base {
   // flushes those too). On 16 lanes the instruction, else its rule by hand.
   static void store_p(bf16* dst, vec x) {
     if constexpr (W == 16) {
-      __m256i r;
-      asm("vcvtneps2bf16 %1, %0" : "=v"(r) : "v"(__m512(x)));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), r);
+      isa_ops<arch>::store_bf16_ne(reinterpret_cast<std::uint16_t*>(dst), x);
     } else {
       const auto tiny = xsimd::abs(x) < vec(0x1p-126f);  // NaN: false
       store_from_float<arch>(dst, xsimd::select(tiny, xsimd::bitwise_and(x, vec(-0.0f)), x));

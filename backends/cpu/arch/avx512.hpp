@@ -35,6 +35,13 @@ template <> struct isa_ops<xsimd::avx512bw> {
     transpose8x8_ps(lo, out, ld);
     transpose8x8_ps(hi, out + 8 * ld, ld);
   }
+  // 16 bf16 patterns by vcvtneps2bf16 (AVX512_BF16; written by its encoding,
+  // so no -m flag: run only where the CPU has it, as on every CPU with AMX).
+  TESSEL_HOST_DEVICE static void store_bf16_ne(std::uint16_t* p, f32 v) {
+    __m256i r;
+    asm("vcvtneps2bf16 %1, %0" : "=v"(r) : "v"(__m512(v)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), r);
+  }
   // (isa_ops.hpp) Lanes after each level (quad q = lanes 4q..4q+3): a[k] quads
   // 0, 1: row 2k, c < 8; quads 2, 3: row 2k + 1; b[k] quad q: row 4k + q, c < 4;
   // c[k] quad q: rows 8k + q (c < 2), 8k + 4 + q; d lane 4q + j: row q + 4j.

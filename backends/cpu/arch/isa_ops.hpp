@@ -15,6 +15,9 @@
 //        op(c, c + 8), then (c, c + 4), (c, c + 2), (c, c + 1) with c the lower
 //        half: the same operations on every width (a transposed butterfly,
 //        ~3 instructions a row instead of ~15 scalar ones)
+// and, AVX-512 only (the AMX attention's P, attention_amx.hpp):
+//   void store_bf16_ne(uint16_t* p, f32 v)    16 bf16 patterns by vcvtneps2bf16: to nearest
+//        even, magnitudes below 2^-126 to a signed zero, NaN made quiet (AVX512_BF16)
 // xsimd 8.1 has no widening/narrowing integer casts nor transposes, hence these.
 #pragma once
 #include <cstdint>
