@@ -51,8 +51,9 @@ template <class Atom, int M, int N> using rt_c = typename rt_c_of<Atom, M, N>::t
 // Column vector (one value per tile row) and row vector (one per column) that
 // go with a C tile: each lane keeps the entries of the rows (columns) its
 // fragment touches, indexed like the fragment: cv[i][v] is row where(lane,i,0,v).row.
-// row_reduce fills every entry; broadcast_rows reads a row at its first value
-// only (first_in_row), so an op may keep just those up to date (for_each_row_first).
+// row_reduce writes at least each row's first entry (first_in_row; the generic
+// one writes all, the AMX policy's only those); broadcast_rows reads a row there
+// only, so an op keeps just those up to date (for_each_row_first).
 template <class Tile> struct col_vector {
   float value[Tile::tiles_r][Tile::values];
 };

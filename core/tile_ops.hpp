@@ -268,7 +268,7 @@ struct generic_tile_ops {
   // t(r, c) = f(t(r, c), vec[r]) — a column vector broadcast along each row.
   // Contract (every policy's broadcast_rows): row r's value is read at the
   // row's first value only, vec.value[i][first_in_row(v)]; the other entries
-  // may hold anything (row_reduce fills them all, an op need not).
+  // may hold anything (row_reduce, too, need only write the first ones).
   template <class Tile, class F> TESSEL_HOST_DEVICE static void broadcast_rows(Tile& t, const col_vector<Tile>& vec, F f) {
     using G = typename Tile::geometry;
     TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)

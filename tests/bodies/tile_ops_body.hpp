@@ -144,7 +144,8 @@ template <class P, class Tile> struct reduce_kernel {
     P::col_reduce(ctx, sum, t, [](float x, float y) { return x + y; });
     const int lane = ctx.lane();
     for (int i = 0; i < Tile::tiles_r; ++i)
-      for (int v = 0; v < Tile::values; ++v) *p.row_max.addr(Tile::where(lane, i, 0, v).row, 0) = mx.value[i][v];
+      for (int v = 0; v < Tile::values; ++v)  // each row from its first value (the contract: core/register_tile.hpp)
+        if (Tile::geometry::first_in_row(v) == v) *p.row_max.addr(Tile::where(lane, i, 0, v).row, 0) = mx.value[i][v];
     for (int j = 0; j < Tile::tiles_c; ++j)
       for (int v = 0; v < Tile::values; ++v) *p.col_sum.addr(0, Tile::where(lane, 0, j, v).col) = sum.value[j][v];
     // broadcast_rows reads a row's value at its first value only (core/tile_ops.hpp): the others poisoned.
