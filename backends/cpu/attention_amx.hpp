@@ -17,14 +17,13 @@
 //   broadcast_rows exp2_of_difference (the SIMD exp2 of arch/exp2.hpp),
 //                  multiply, multiply_or_zero
 //   store          C tile -> the P panel (amx_a): rounded to bf16 to nearest
-//                  even, magnitudes below 2^-126 to a signed zero (the rule
-//                  of AVX512_BF16's vcvtneps2bf16, which the 16-lane path
-//                  uses; tdpbf16ps reads subnormal bf16 as zero, so out is
-//                  the same either way), 16 values at a time into the
-//                  sub-tiles' rows
+//                  even, 16 values at a time into the sub-tiles' rows; on 16
+//                  lanes by AVX512_BF16's vcvtneps2bf16, which flushes
+//                  subnormals to zero, elsewhere like element.hpp, which keeps
+//                  them: tdpbf16ps reads subnormal bf16 as zero, so out is the
+//                  same bits either way
 // ODR: everything is a template on Base.
 #pragma once
-#include <cmath>
 #include <type_traits>
 
 #include "tessel/core/math.hpp"
@@ -94,12 +93,8 @@ template <class Base, class Tuning> struct amx_attention_ops : Base {
   // which no store reads; columns past the keys hold exp2(−inf) = 0).
   template <class Ctx, int TM, int TN, int R, int C>
   static void store(Ctx& ctx, st<bf16, amx_a<R, C>> dst, const ctile<TM, TN>& t, int row0, int col0) {
-    if (row0 % 16 != 0 || col0 % 16 != 0) {  // the generic store (element.hpp's rounding) after the flush
-      ctile<TM, TN> flushed = t;
-      for (int i = 0; i < TM; ++i)
-        for (int j = 0; j < TN; ++j)
-          for (float& x : flushed.frag[i][j]) x = std::fabs(x) < 0x1p-126f ? std::copysign(0.0f, x) : x;
-      generic_tile_ops::store(ctx, dst, flushed, row0, col0);
+    if (row0 % 16 != 0 || col0 % 16 != 0) {
+      generic_tile_ops::store(ctx, dst, t, row0, col0);
     } else {
       for (int i = 0; i < TM; ++i)
         for (int j = 0; j < TN; ++j) {
@@ -114,16 +109,11 @@ template <class Base, class Tuning> struct amx_attention_ops : Base {
   }
 
  private:
-  // P to bf16: to nearest even, magnitudes below 2^-126 to a signed zero
-  // (vcvtneps2bf16's rule: AVX512_BF16, on every CPU with AMX; the GPUs' exp2
-  // flushes those too). On 16 lanes the instruction, else its rule by hand.
+  // P to bf16 (see store above): the instruction on 16 lanes (every CPU with
+  // AMX has AVX512_BF16), element.hpp's rounding on vectors elsewhere.
   static void store_p(bf16* dst, vec x) {
-    if constexpr (W == 16) {
-      isa_ops<arch>::store_bf16_ne(reinterpret_cast<std::uint16_t*>(dst), x);
-    } else {
-      const auto tiny = xsimd::abs(x) < vec(0x1p-126f);  // NaN: false
-      store_from_float<arch>(dst, xsimd::select(tiny, xsimd::bitwise_and(x, vec(-0.0f)), x));
-    }
+    if constexpr (W == 16) isa_ops<arch>::store_bf16_ne(reinterpret_cast<std::uint16_t*>(dst), x);
+    else store_from_float<arch>(dst, x);
   }
   // out's rows of tile row i (their first values 16 · r) = the 16 rows of x folded.
   template <class Op, class Tile> static void fold_rows(const vec (&x)[16 * RV], Op op, col_vector<Tile>& out, int i) {

@@ -6,8 +6,7 @@
 //   * the shared attention op on the AMX policy with amx_emulated tiles
 //     (arch/amx.hpp), default and small blocks, against float64
 //     (support::reference_attention): out's relative Frobenius error within the
-//     suite's bf16 tolerance (P is rounded to bf16 for P·V, as on the GPUs,
-//     magnitudes below 2^-126 to zero as vcvtneps2bf16 does),
+//     suite's bf16 tolerance (P is rounded to bf16 for P·V, as on the GPUs),
 //     LSE within 1e-3; every element of out written, nothing around it touched;
 //     a NaN in q makes its row's out and LSE NaN and no other row's. Shapes:
 //     one key, odd q_len / kv_len, causal with q_len < kv_len and q_len > kv_len
@@ -15,8 +14,9 @@
 //     1 and 3 threads, scaled scores ~±300 apart (P in and below the subnormal
 //     range: its flush is invisible in out, tdpbf16ps reads subnormals as 0);
 //   * in the AVX-512 build: the emulated policy on AVX2 and on AVX-512 vectors
-//     bit for bit equal (the softmax's sums add in the same order; P's
-//     conversion by vcvtneps2bf16 and by its rule on 8 lanes);
+//     bit for bit equal in out and LSE (the softmax's sums add in the same
+//     order; P's subnormals, flushed by vcvtneps2bf16 on 16 lanes and kept on
+//     8, are read as zero by tdpbf16ps either way);
 //   * where the CPU and OS give AMX (cpu isa "amx"): the library's attention
 //     (the tile registers, the AVX-512 softmax) bit for bit equal to the
 //     emulated policy's on the same inputs, but any NaN for a NaN (the tile
