@@ -1,10 +1,11 @@
 // tessel/cpu/attention_amx.hpp — the attention tile ops of the AMX CPU policy (bf16 in).
 //
 // amx_attention_ops<Base, Tuning> is Base (a simd_policy, whose SIMD vectors
-// these ops use) plus the attention configuration for bf16 inputs
-// (attention_config.hpp's amx_attention_config) and the fast overloads that
-// the shared attention op (ops/attention/kernel.hpp) reaches on its tiles;
-// amx_policy (policy_amx.hpp) derives from it and adds the loads and the mma.
+// these ops use) plus the fast overloads that the shared attention op
+// (ops/attention/kernel.hpp) reaches on its tiles; amx_policy (policy_amx.hpp)
+// derives from it and adds the loads, the mma and the attention configuration
+// for bf16 inputs (attention_config.hpp's amx_attention_config, whose
+// schedule runs on the whole policy).
 // C tiles rt<amx_atom, c, TM, TN> (S and O) are 16 × 16 row-major fp32 blocks
 // (atom/amx.hpp):
 //   frag[i][j][16·r + c] is (16·i + r, 16·j + c)
@@ -46,10 +47,6 @@ template <class Base, class Tuning> struct amx_attention_ops : Base {
   static constexpr int RV = 16 / W;  // vectors per fragment row
   static_assert(16 % W == 0, "amx attention: a fragment row is whole vectors");
   template <int TM, int TN> using ctile = rt<amx_atom, operand::c, TM, TN>;
-
-  template <class T, int D>
-  using attention_config = std::conditional_t<std::is_same_v<T, bf16>, amx_attention_config<Tuning, D>,
-                                              typename Base::template attention_config<T, D>>;
 
   // ---- reductions and broadcasts over C tiles ----------------------------------
   // Per column c of the fragments a fold over the TN fragments (the maximum in

@@ -1,9 +1,9 @@
 // tessel/cpu/attention_simd.hpp — the attention tile ops of the SIMD CPU policy (AVX2 / AVX-512).
 //
-// simd_attention_ops<Arch, Tuning> is the base of simd_policy (policy_simd.hpp):
-// it gives the policy its attention_config (attention_config.hpp, where the
-// shared layouts below are defined) and the fast overloads that the
-// shared attention op (ops/attention/kernel.hpp) reaches. Atom: simd_col_atom
+// simd_attention_ops<Arch, Tuning> is the base of simd_policy (policy_simd.hpp,
+// which names the attention_config: attention_config.hpp, where the shared
+// layouts below are defined): the fast overloads that the shared attention
+// op (ops/attention/kernel.hpp) reaches. Atom: simd_col_atom
 // <Arch, M> (an M-row column of vectors times one broadcast value), so every C
 // tile rt<atom, c, TM, TN> is M-row panels, column-major inside a panel:
 //   frag[i][j][v] is (i·M + v, j)
@@ -58,7 +58,6 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
   template <int TM, int TN> using ctile = rt<col_atom, operand::c, TM, TN>;
 
   static constexpr bool attention_fp32 = true;
-  template <class T, int D> using attention_config = simd_attention_config<Arch, Tuning, T, D>;
 
   // ---- global -> shared (block scope) ----------------------------------------
   // Q: 8 rows × W columns at a time, transposed into the panels' columns.

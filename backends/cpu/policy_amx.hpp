@@ -19,7 +19,8 @@
 //   store         simd_policy's epilogue on the 16 × 16 row-major fragments
 //   schedule      packed_schedule on the raster's runs (Tuning::run_rows × run_cols)
 // Attention takes the same loads (Q as A, Kᵀ and V as B panels) and mma (S = Q·Kᵀ,
-// O += P·V with P stored as an A panel), on the portable ring schedule.
+// O += P·V with P stored as an A panel), on packed_schedule: AttnTuning::group
+// query tiles of a head step-major, each step's Kᵀ and V panels packed once.
 // Tiles is amx_hw (the instructions) or amx_emulated (arch/amx.hpp): the same
 // code, testable without AMX. The tile configuration is loaded at the start of
 // each mma and the tiles released at its end, so nothing of the tile state
@@ -46,8 +47,9 @@ namespace tessel::cpu {
 // blocks, each B tile once per 4 row blocks (the tile instructions leave the
 // packing a larger share of the time than on the fp32 paths).
 using amx_default_tuning = amx_tuning<128, 128, 256, 2, 4, 4>;
-// Attention: 64 query rows × 64 keys per step, two stages (bench/notes/cpu_attention.md).
-using amx_default_attention_tuning = amx_attention_tuning<64, 64, 2>;
+// Attention: 64 query rows × 64 keys per step, two stages, groups of 8 query
+// tiles sharing each step's Kᵀ and V panels (bench/notes/cpu_attention.md).
+using amx_default_attention_tuning = amx_attention_tuning<64, 64, 2, 8>;
 
 template <class Base, class Tiles, class Tuning, class AttnTuning = amx_default_attention_tuning>
 struct amx_policy : amx_attention_ops<Base, AttnTuning> {
@@ -57,6 +59,9 @@ struct amx_policy : amx_attention_ops<Base, AttnTuning> {
   using attention_ops::store;
 
   using amx_config = amx_gemm_config<amx_policy, Tuning>;
+  template <class T, int D>
+  using attention_config = std::conditional_t<std::is_same_v<T, bf16>, amx_attention_config<amx_policy, AttnTuning, D>,
+                                              typename Base::template attention_config<T, D>>;
   template <class TIn, class TOut = TIn>
   using gemm_config =
       std::conditional_t<std::is_same_v<TIn, bf16>, amx_config, typename Base::template gemm_config<TIn, TOut>>;

@@ -1,7 +1,8 @@
 // tessel/cpu/policy_avx512.hpp — the avx512 CPU policy: 8 × 48 micro-tile (24 zmm accumulators), blocks 128 × 192 × 256, runs 8 × 1.
 //
 // Attention: column atom of 64 rows (4 zmm) × 4 broadcast columns (16 zmm
-// accumulators), blocks of 128 query rows × 64 key/value rows, two stages.
+// accumulators), blocks of 128 query rows × 64 key/value rows, two stages,
+// groups of 8 query tiles sharing each step's Kᵀ and V tiles.
 // Include only from translation units compiled with the avx512 flags
 // (backends/cpu/gemm_avx512.cpp, attention_avx512.cpp and the avx512 test
 // category); the choice of shapes is explained in bench/notes/cpu_gemm.md and
@@ -17,5 +18,5 @@ namespace tessel::cpu {
 // bench/notes/cpu_gemm.md): there A's transposed pack (MR = 8, straight into
 // the panels) is cheap and the 4 B tiles a claim then packs cost more.
 using avx512_policy = simd_policy<xsimd::avx512bw, simd_tuning<8, 48, 128, 192, 256, 2, 8, 1>,
-                                  simd_attention_tuning<64, 4, 128, 64, 64, 2>>;
+                                  simd_attention_tuning<64, 4, 128, 64, 64, 2, 8>>;
 }  // namespace tessel::cpu

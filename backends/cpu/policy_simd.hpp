@@ -97,8 +97,9 @@ template <class Arch> struct simd_arena {
   }
 };
 
-// AttnTuning: the attention path's shapes (attention_simd.hpp, the policy's base,
-// has attention_config and the attention tile ops).
+// AttnTuning: the attention path's shapes (attention_config.hpp's
+// simd_attention_config; attention_simd.hpp, the policy's base, has the
+// attention tile ops).
 template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_attention_ops<Arch, AttnTuning> {
   using attention_ops = simd_attention_ops<Arch, AttnTuning>;
   using attention_ops::broadcast_rows;
@@ -119,6 +120,7 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
                 "simd_policy: packing moves 8 lines × W at a time");
 
   template <class TIn, class TOut = TIn> using gemm_config = simd_gemm_config<simd_policy, Tuning>;
+  template <class T, int D> using attention_config = simd_attention_config<simd_policy, Arch, AttnTuning, T, D>;
 
   // ---- global -> packed shared (block scope) ---------------------------------
   template <class Ctx, int R, int C, class TS>

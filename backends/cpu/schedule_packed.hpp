@@ -27,6 +27,10 @@
 // B panel of S · BN columns is reused by every A block, and each A block is
 // packed once per panel; the micro-kernel is unchanged): run_tiles is 1 for A
 // and S for B, so the S B tiles of a step stay in their slots for all R rows.
+// Attention (ops/attention/kernel.hpp): a run is the query tiles of the heads
+// sharing one K/V head, so a group's units read the same Kᵀ and V tiles at
+// each step (one slot each: copied once per group and step), each unit its
+// own resident Q tile.
 // Nothing here knows
 // what the op computes: reuse falls out of the keys, and a group whose units
 // share less is only slower, never wrong.

@@ -143,6 +143,19 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
     return w;
   }
   TESSEL_HOST_DEVICE static int steps(const problem&, const work& w) { return w.kv_tiles; }
+  // The query tiles of the heads that share one K/V head (one head without
+  // GQA) read the same Kᵀ and V tiles at each step: a schedule that runs
+  // consecutive tiles together (the CPU's packed_schedule) may copy those once
+  // for all of them, within such a run (run_end), and cut its tail by the
+  // units' steps (unit_cost: causal units differ by up to q_len / BQ).
+  static int run_end(const problem& p, int tile) {
+    const int run = (p.q_len + BQ - 1) / BQ * (p.heads / p.kv_heads);
+    return (tile / run + 1) * run;
+  }
+  static long unit_cost(const problem& p, int tile) {
+    const int n = work_at(p, tile, 0).kv_tiles;
+    return n > 0 ? n : 1;
+  }
 
   TESSEL_HOST_DEVICE static gmatrix<const T> q_of(const problem& p, const work& w) {
     const T* q = p.q + w.b * p.q_bs + w.head * p.q_hs;

@@ -19,7 +19,8 @@
 //   * the SIMD policies' overwriting mma (every fragment written);
 //   * the reuse itself: the number of operand copies the packed schedule
 //     makes on one thread equals, per run of the raster and step, one copy
-//     of each A tile (block row) and of each B tile (block column) in it.
+//     of each A tile (block row) and of each B tile (block column) in it;
+//     for attention, per group of query tiles and step, one Kᵀ and one V.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -87,7 +88,8 @@ struct ring_policy : packed_policy {
   };
 };
 // Attention (an op with resident tiles and per-unit step counts) on each
-// schedule: the shipped configs keep the ring; the packed one is the test's.
+// schedule (the SIMD policies ship the packed one, with groups of their own
+// tuning; the test's has groups of 8, the scalar policy's base the ring).
 struct attn_packed_policy : packed_policy {
   template <class T, int D> struct attention_config : base_policy::attention_config<T, D> {
     using schedule = cpu::packed_schedule<attn_packed_policy, 8>;
@@ -518,6 +520,66 @@ template <class T, int D> void expect_same_attention(const attn_case& c) {
   std::size_t finite = 0;
   for (const T& x : out_packed) finite += std::isfinite(to_float(x));
   EXPECT_EQ(finite, out_packed.size()) << c.name() << ": poison left in the output";
+}
+
+// One thread, run_range over every work id of an attention call: per group
+// (at most Group query tiles of the heads sharing one K/V head: the op's
+// run_end) and step, one copy of the Kᵀ tile and one of V, however many of
+// the group's units take that step (causal units take fewer); Q once per unit.
+TEST(PackedSchedule, AttentionCopiesEachKvTileOncePerGroupAndStep) {
+  if (!policy_available()) GTEST_SKIP() << "this CPU cannot run the " << policy_name << " policy";
+  using T = bf16;
+  constexpr int D = 64;
+  using Op = ops::attention_stages<attn_packed_policy, T, D>;
+  using S = typename Op::schedule;
+  static_assert(is_packed_schedule<S>::value, "the test's attention policy runs the packed schedule");
+  for (const attn_case c : {attn_case{1, 4, 2, 9 * Op::BQ + 5, 3 * Op::BKV + 1, false, 1},
+                            attn_case{2, 3, 1, 5 * Op::BQ, 5 * Op::BQ, true, 1}}) {
+    std::mt19937_64 rng(case_seed(std::string(policy_name) + "attention-copies" + c.name()));
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    std::vector<T> q(std::size_t(c.batch) * c.q_len * c.heads * D), k(std::size_t(c.batch) * c.kv_len * c.kv_heads * D),
+        v(k.size());
+    for (auto* t : {&q, &k, &v})
+      for (T& x : *t) x = from<T>(dist(rng));
+    std::vector<T> out(q.size(), from<T>(std::numeric_limits<float>::quiet_NaN())), out_ring(out);
+    std::vector<float> lse(std::size_t(c.batch) * c.heads * c.q_len, -1.0f), lse_ring(lse);
+    ops::attention_problem<T> p;
+    p.q = q.data(), p.k = k.data(), p.v = v.data(), p.out = out.data();
+    p.q_ss = std::int64_t(c.heads) * D, p.q_hs = D, p.q_bs = p.q_ss * c.q_len;
+    p.k_ss = std::int64_t(c.kv_heads) * D, p.k_hs = D, p.k_bs = p.k_ss * c.kv_len;
+    p.v_ss = p.k_ss, p.v_hs = D, p.v_bs = p.k_bs;
+    p.o_ss = p.q_ss, p.o_hs = D, p.o_bs = p.q_bs;
+    p.lse = lse.data(), p.l_ss = 1, p.l_hs = c.q_len, p.l_bs = std::int64_t(c.heads) * c.q_len;
+    p.batch = c.batch, p.heads = c.heads, p.kv_heads = c.kv_heads, p.q_len = c.q_len, p.kv_len = c.kv_len;
+    p.causal = c.causal;
+    p.scale_log2 = 1.4426950408889634f / std::sqrt(float(D));
+    const launch_shape sh = S::template shape<Op>(p);
+    std::vector<char> storage(std::size_t(sh.smem_bytes) + 4096);
+    char* arena = storage.data() + (4096 - reinterpret_cast<std::uintptr_t>(storage.data()) % 4096) % 4096;
+    cpu::context ctx{0, 1, 0, arena};
+    long copies = 0;
+    const int tiles = Op::tiles(p);
+    S::template run_range<Op>(ctx, p, 0, long(tiles) * Op::layers(p), &copies);
+    long expected = 0, per_unit = 0;
+    for (int z = 0; z < Op::layers(p); ++z)
+      for (int g0 = 0; g0 < tiles;) {
+        const int g1 = int(S::template group_end<Op>(p, g0, tiles));
+        int most = 0;
+        for (int id = g0; id < g1; ++id) {
+          const int n = Op::steps(p, Op::work_at(p, id, z));
+          most = n > most ? n : most;
+          per_unit += 1 + 2 * n;
+        }
+        expected += (g1 - g0) + 2 * most;
+        g0 = g1;
+      }
+    EXPECT_EQ(copies, expected) << c.name();
+    EXPECT_LT(copies, per_unit / 2) << c.name() << ": Kᵀ and V shared by the query tiles of a group";
+    // The copies skipped were the right ones: the ring's bits.
+    run_attention<attn_ring_policy, T, D>(c, q, k, v, out_ring, lse_ring);
+    EXPECT_EQ(std::memcmp(out.data(), out_ring.data(), out.size() * sizeof(T)), 0) << c.name();
+    EXPECT_EQ(std::memcmp(lse.data(), lse_ring.data(), lse.size() * sizeof(float)), 0) << c.name();
+  }
 }
 
 class AttentionSchedules : public ::testing::TestWithParam<attn_case> {};

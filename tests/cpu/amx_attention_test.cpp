@@ -13,6 +13,8 @@
 //     (rows without keys), GQA and MQA, padded rows, more steps than stages,
 //     1 and 3 threads, scaled scores ~±300 apart (P in and below the subnormal
 //     range: its flush is invisible in out, tdpbf16ps reads subnormals as 0);
+//   * the policy's packed_schedule (groups of query tiles sharing each step's
+//     Kᵀ and V panels) bit for bit equal to the ring schedule in out and LSE;
 //   * in the AVX-512 build: the emulated policy on AVX2 and on AVX-512 vectors
 //     bit for bit equal in out and LSE (the softmax's sums add in the same
 //     order; P's subnormals, flushed by vcvtneps2bf16 on 16 lanes and kept on
@@ -30,6 +32,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "reference_attention.hpp"
@@ -42,9 +45,17 @@ namespace tessel::test {
 namespace {
 
 using emulated = amx_emulated_policy;
-// 32 query rows × 32 keys, three stages: more blocks and steps on small shapes.
+// 32 query rows × 32 keys, three stages, groups of 3 query tiles: more blocks,
+// steps and group cuts on small shapes.
 using emulated_small =
-    cpu::amx_policy<amx_simd_base, cpu::amx_emulated, cpu::amx_default_tuning, cpu::amx_attention_tuning<32, 32, 3>>;
+    cpu::amx_policy<amx_simd_base, cpu::amx_emulated, cpu::amx_default_tuning, cpu::amx_attention_tuning<32, 32, 3, 3>>;
+// Policy Base with its bf16 attention on the portable ring schedule instead of
+// its packed_schedule (one unit at a time, every tile packed for every unit).
+template <class Base> struct on_ring : Base {
+  template <class T, int D> struct attention_config : Base::template attention_config<T, D> {
+    using schedule = ring_schedule<on_ring, Base::template attention_config<T, D>::stages>;
+  };
+};
 
 struct att_case {
   int batch, q_len, kv_len, heads, kv_heads, head_dim;
@@ -179,6 +190,24 @@ TEST(AmxAttentionEmulated, MatchesFloat64) {
     const inputs in(c, case_seed("amx-attention-" + c.name()));
     expect_matches_float64(in, run_emulated<emulated>(in), c.name() + " (default blocks)");
     expect_matches_float64(in, run_emulated<emulated_small>(in), c.name() + " (small blocks)");
+  }
+}
+
+// The packed schedule (groups of a head's query tiles step-major, each step's
+// Kᵀ and V packed once for the group) gives the ring's bits: each unit sees the
+// same tiles in the same order.
+TEST(AmxAttentionEmulated, PackedScheduleGivesTheRingsBits) {
+  static_assert(!std::is_same_v<ops::attention_stages<emulated, bf16, 64>::schedule,
+                                ops::attention_stages<on_ring<emulated>, bf16, 64>::schedule>,
+                "the library's AMX attention runs another schedule than the ring");
+  for (const att_case& c : cases) {
+    const inputs in(c, case_seed("amx-attention-ring-" + c.name()));
+    const result a = run_emulated<emulated>(in), b = run_emulated<on_ring<emulated>>(in);
+    EXPECT_EQ(std::memcmp(a.out.data(), b.out.data(), a.out.size() * 2), 0) << c.name() << ": out (default blocks)";
+    EXPECT_EQ(std::memcmp(a.lse.data(), b.lse.data(), a.lse.size() * 4), 0) << c.name() << ": LSE (default blocks)";
+    const result x = run_emulated<emulated_small>(in), y = run_emulated<on_ring<emulated_small>>(in);
+    EXPECT_EQ(std::memcmp(x.out.data(), y.out.data(), x.out.size() * 2), 0) << c.name() << ": out (small blocks)";
+    EXPECT_EQ(std::memcmp(x.lse.data(), y.lse.data(), x.lse.size() * 4), 0) << c.name() << ": LSE (small blocks)";
   }
 }
 
