@@ -15,8 +15,10 @@
 // pairwise, as the SIMD policy's; the same bits on AVX2 and AVX-512):
 //   row_reduce     maximum (fmaxf: NaN skipped), plus (pairwise over the row);
 //                  16 rows' last folds at once (isa_ops::fold16)
-//   broadcast_rows exp2_of_difference (the SIMD exp2 of arch/exp2.hpp),
-//                  multiply, multiply_or_zero
+//   broadcast_rows exp2_of_difference (arch/exp2.hpp's exp2_batch_for_bf16:
+//                  2.9e-6 relative, not the fp32 paths' ~1 ulp, since on these
+//                  tiles it makes P, which is rounded to bf16 next), multiply,
+//                  multiply_or_zero
 //   store          C tile -> the P panel (amx_a): rounded to bf16 to nearest
 //                  even, 16 values at a time into the sub-tiles' rows; on 16
 //                  lanes by AVX512_BF16's vcvtneps2bf16, which flushes
@@ -30,6 +32,7 @@
 #include "tessel/core/math.hpp"
 #include "tessel/core/tile_ops.hpp"
 #include "tessel/cpu/arch/convert.hpp"
+#include "tessel/cpu/arch/exp2.hpp"
 #include "tessel/cpu/arch/isa_ops.hpp"  // specialised by Base's arch header
 #include "tessel/cpu/atom/amx.hpp"
 #include "tessel/cpu/attention_config.hpp"
@@ -82,6 +85,13 @@ template <class Base, class Tuning> struct amx_attention_ops : Base {
   static auto broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, F f)
       -> decltype(Base::row_op(f), void()) {
     each_row<TM, TN>(t, v, Base::row_op(f));
+  }
+  // exp2 to 2.9e-6 relative (arch/exp2.hpp's exp2_batch_for_bf16): on these
+  // tiles it makes the attention's P, which is rounded to bf16 (2^-9) next.
+  template <int TM, int TN>
+  static void broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, exp2_of_difference f) {
+    const vec scale(f.scale);
+    each_row<TM, TN>(t, v, [=](vec x, vec m) { return exp2_batch_for_bf16<arch>(isa_ops<arch>::fma(x, scale, -m)); });
   }
 
   // ---- C tile -> the P panel (warp scope) --------------------------------------

@@ -13,6 +13,7 @@
 //     (rows without keys), GQA and MQA, padded rows, more steps than stages,
 //     1 and 3 threads, scaled scores ~±300 apart (P in and below the subnormal
 //     range: its flush is invisible in out, tdpbf16ps reads subnormals as 0);
+//   * P's exp2 (degree 4) within its bound of exp2, special values kept;
 //   * the policy's packed_schedule (groups of query tiles sharing each step's
 //     Kᵀ and V panels) bit for bit equal to the ring schedule in out and LSE;
 //   * in the AVX-512 build: the emulated policy on AVX2 and on AVX-512 vectors
@@ -26,6 +27,7 @@
 //     bench/amx_rounding_probe.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -190,6 +192,40 @@ TEST(AmxAttentionEmulated, MatchesFloat64) {
     const inputs in(c, case_seed("amx-attention-" + c.name()));
     expect_matches_float64(in, run_emulated<emulated>(in), c.name() + " (default blocks)");
     expect_matches_float64(in, run_emulated<emulated_small>(in), c.name() + " (small blocks)");
+  }
+}
+
+// P's exp2 (arch/exp2.hpp's exp2_batch_for_bf16, degree 4): within 3e-6 of
+// exp2 relative where the result is normal, and below bf16's rounding (2^-9)
+// by far; never rising as x falls; the special values as exp2_batch's.
+TEST(AmxAttentionEmulated, PsExp2IsWithinItsBound) {
+  using vec = amx_simd_base::vec;
+  constexpr int W = int(vec::size);
+  double worst = 0;
+  long nonmonotone = 0;
+  float last = 0;
+  alignas(64) float x[W], y[W];
+  for (int step = 0; step <= 151 * 4096; step += W) {
+    for (int l = 0; l < W; ++l) x[l] = -float(step + l) / 4096.0f;  // [−151, 0] in steps of 2^-12
+    cpu::exp2_batch_for_bf16<vec::arch_type>(vec::load_aligned(x)).store_aligned(y);
+    for (int l = 0; l < W; ++l) {
+      const double want = std::exp2(double(x[l]));
+      if (want >= 0x1p-126) worst = std::max(worst, std::fabs(double(y[l]) / want - 1.0));
+      if (step + l > 0 && y[l] > last) ++nonmonotone;
+      last = y[l];
+    }
+  }
+  EXPECT_LT(worst, 3e-6) << "relative error over [-126, 0]";
+  EXPECT_GT(worst, 1e-7) << "the degree-4 polynomial (the test would not see a swap for the degree-6 one)";
+  EXPECT_EQ(nonmonotone, 0) << "exp2 rose as x fell";
+  const float specials[] = {-std::numeric_limits<float>::infinity(), -200.0f, 0.0f, 200.0f,
+                            std::numeric_limits<float>::infinity(), std::nanf("")};
+  for (float s : specials) {
+    cpu::exp2_batch_for_bf16<vec::arch_type>(vec(s)).store_aligned(y);
+    if (std::isnan(s)) EXPECT_TRUE(std::isnan(y[0]));
+    else if (s < -151) EXPECT_EQ(float_bits(y[0]), 0u) << s;
+    else if (s > 128) EXPECT_TRUE(std::isinf(y[0]) && y[0] > 0) << s;
+    else EXPECT_EQ(y[0], 1.0f);
   }
 }
 

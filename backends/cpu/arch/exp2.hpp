@@ -1,10 +1,13 @@
-// tessel/cpu/arch/exp2.hpp — exp2 on a float batch of any xsimd arch (~1 ulp).
+// tessel/cpu/arch/exp2.hpp — exp2 on a float batch of any xsimd arch (~1 ulp; or ~3e-6 for bf16 results).
 //
 // exp2(x) = 2^n · 2^f with n = nearbyint(x), f = x − n in [−0.5, 0.5] (exact);
 // 2^f by a degree-6 polynomial (Cephes exp2f coefficients, relative error
 // about 1.7e-7 over the interval; its multiply-adds the fma instruction,
 // isa_ops<A>::fma, so that no compiler's contraction choice changes a bit),
-// and 2^n applied by isa_ops<A>::scale2
+// or, in exp2_batch_for_bf16, by a degree-4 one (a relative-error minimax
+// fit, 2.9e-6 in float arithmetic: 1/700 of bf16's rounding, 2^-9, for values
+// that are rounded to bf16 next, such as the AMX attention's P; two
+// multiply-adds fewer), and 2^n applied by isa_ops<A>::scale2
 // (AVX-512 vscalefps; AVX2 two exact power-of-two factors), so that subnormal
 // results round once, like libm. Special values:
 // −inf and x <= −151 give +0, +inf and x >= 128 give +inf, NaN stays NaN.
@@ -31,21 +34,37 @@ template <class A> TESSEL_HOST_DEVICE xsimd::batch<float, A> scale2_by_halves(xs
   return (p * s1) * s2;
 }
 
-template <class A> TESSEL_HOST_DEVICE xsimd::batch<float, A> exp2_batch(xsimd::batch<float, A> x) {
+// 2^x with 2^f by the polynomial of the given degree (6 or 4; see above).
+template <int Degree, class A> TESSEL_HOST_DEVICE xsimd::batch<float, A> exp2_batch_of_degree(xsimd::batch<float, A> x) {
+  static_assert(Degree == 6 || Degree == 4, "exp2: a polynomial of degree 6 or 4");
   using F = xsimd::batch<float, A>;
   // clamp into [−151, 128] (a NaN compares false and goes through unchanged)
   x = xsimd::select(x < F(-151.0f), F(-151.0f), x);
   x = xsimd::select(x > F(128.0f), F(128.0f), x);
   const F n = xsimd::nearbyint(x);
   const F f = x - n;
-  F p(1.535336188319500e-4f);
-  p = isa_ops<A>::fma(p, f, F(1.339887440266574e-3f));
-  p = isa_ops<A>::fma(p, f, F(9.618437357674640e-3f));
-  p = isa_ops<A>::fma(p, f, F(5.550332471162809e-2f));
-  p = isa_ops<A>::fma(p, f, F(2.402264791363012e-1f));
-  p = isa_ops<A>::fma(p, f, F(6.931472028550421e-1f));
+  F p;
+  if constexpr (Degree == 6) {
+    p = F(1.535336188319500e-4f);
+    p = isa_ops<A>::fma(p, f, F(1.339887440266574e-3f));
+    p = isa_ops<A>::fma(p, f, F(9.618437357674640e-3f));
+    p = isa_ops<A>::fma(p, f, F(5.550332471162809e-2f));
+    p = isa_ops<A>::fma(p, f, F(2.402264791363012e-1f));
+    p = isa_ops<A>::fma(p, f, F(6.931472028550421e-1f));
+  } else {
+    p = F(9.582829714e-3f);
+    p = isa_ops<A>::fma(p, f, F(5.590639981e-2f));
+    p = isa_ops<A>::fma(p, f, F(2.402409886e-1f));
+    p = isa_ops<A>::fma(p, f, F(6.931241964e-1f));
+  }
   p = isa_ops<A>::fma(p, f, F(1.0f));
   return isa_ops<A>::scale2(p, n);
+}
+template <class A> TESSEL_HOST_DEVICE xsimd::batch<float, A> exp2_batch(xsimd::batch<float, A> x) {
+  return exp2_batch_of_degree<6>(x);
+}
+template <class A> TESSEL_HOST_DEVICE xsimd::batch<float, A> exp2_batch_for_bf16(xsimd::batch<float, A> x) {
+  return exp2_batch_of_degree<4>(x);
 }
 
 }  // namespace tessel::cpu
