@@ -17,8 +17,8 @@
 //                  16 rows' last folds at once (isa_ops::fold16)
 //   broadcast_rows exp2_of_difference (arch/exp2.hpp's exp2_batch_for_bf16:
 //                  2.9e-6 relative, not the fp32 paths' ~1 ulp, since on these
-//                  tiles it makes P, which is rounded to bf16 next), multiply,
-//                  multiply_or_zero
+//                  tiles it makes P, which is rounded to bf16 next), multiply
+//                  (rows whose factor is exactly 1 skipped), multiply_or_zero
 //   store          C tile -> the P panel (amx_a): rounded to bf16 to nearest
 //                  even, 16 values at a time into the sub-tiles' rows; on 16
 //                  lanes by AVX512_BF16's vcvtneps2bf16, which flushes
@@ -85,6 +85,23 @@ template <class Base, class Tuning> struct amx_attention_ops : Base {
   static auto broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, F f)
       -> decltype(Base::row_op(f), void()) {
     each_row<TM, TN>(t, v, Base::row_op(f));
+  }
+  // x · m, rows whose m is exactly 1 left as they are (x · 1 is x, bit for bit,
+  // but for a signalling NaN, which arithmetic never leaves in a C tile): the
+  // attention's rescale of O, 1 on every row whose maximum stood still.
+  template <int TM, int TN>
+  static void broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, multiply) {
+    for (int i = 0; i < TM; ++i)
+      for (int r = 0; r < 16; ++r) {
+        const float s = v.value[i][16 * r];
+        if (s == 1.0f) continue;
+        const vec m(s);
+        for (int j = 0; j < TN; ++j)
+          for (int w = 0; w < RV; ++w) {
+            float* x = &t.frag[i][j][16 * r + w * W];
+            (vec::load_aligned(x) * m).store_aligned(x);
+          }
+      }
   }
   // exp2 to 2.9e-6 relative (arch/exp2.hpp's exp2_batch_for_bf16): on these
   // tiles it makes the attention's P, which is rounded to bf16 (2^-9) next.
