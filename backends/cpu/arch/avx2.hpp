@@ -47,6 +47,9 @@ template <> struct isa_ops<xsimd::fma3<xsimd::avx2>> {
   }
   // p · 2^n, n integral in [−151, 128] (exp2.hpp)
   TESSEL_HOST_DEVICE static f32 scale2(f32 p, f32 n) { return scale2_by_halves<arch>(p, n); }
+  // vmaxps / vminps return their second operand where either is NaN (or where equal)
+  TESSEL_HOST_DEVICE static f32 max_or_x(f32 c, f32 x) { return _mm256_max_ps(c, x); }
+  TESSEL_HOST_DEVICE static f32 min_or_x(f32 c, f32 x) { return _mm256_min_ps(c, x); }
   TESSEL_HOST_DEVICE static void transpose8(const f32 (&in)[8], float* out, int ld) {
     const __m256 r[8] = {in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7]};
     transpose8x8_ps(r, out, ld);

@@ -25,6 +25,9 @@ template <> struct isa_ops<xsimd::avx512bw> {
   TESSEL_HOST_DEVICE static f32 fma(f32 x, f32 y, f32 z) { return _mm512_fmadd_ps(x, y, z); }
   // p · 2^n, n integral (vscalefps: one rounding, subnormals and ±inf handled)
   TESSEL_HOST_DEVICE static f32 scale2(f32 p, f32 n) { return _mm512_scalef_ps(p, n); }
+  // vmaxps / vminps return their second operand where either is NaN (or where equal)
+  TESSEL_HOST_DEVICE static f32 max_or_x(f32 c, f32 x) { return _mm512_max_ps(c, x); }
+  TESSEL_HOST_DEVICE static f32 min_or_x(f32 c, f32 x) { return _mm512_min_ps(c, x); }
   // 8 lines × 16: the low halves give rows 0..7, the high halves rows 8..15.
   TESSEL_HOST_DEVICE static void transpose8(const f32 (&in)[8], float* out, int ld) {
     __m256 lo[8], hi[8];

@@ -38,9 +38,9 @@ template <class A> TESSEL_HOST_DEVICE xsimd::batch<float, A> scale2_by_halves(xs
 template <int Degree, class A> TESSEL_HOST_DEVICE xsimd::batch<float, A> exp2_batch_of_degree(xsimd::batch<float, A> x) {
   static_assert(Degree == 6 || Degree == 4, "exp2: a polynomial of degree 6 or 4");
   using F = xsimd::batch<float, A>;
-  // clamp into [−151, 128] (a NaN compares false and goes through unchanged)
-  x = xsimd::select(x < F(-151.0f), F(-151.0f), x);
-  x = xsimd::select(x > F(128.0f), F(128.0f), x);
+  // clamp into [−151, 128] (a NaN goes through unchanged)
+  x = isa_ops<A>::max_or_x(F(-151.0f), x);
+  x = isa_ops<A>::min_or_x(F(128.0f), x);
   const F n = xsimd::nearbyint(x);
   const F f = x - n;
   F p;

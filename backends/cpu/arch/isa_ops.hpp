@@ -9,6 +9,9 @@
 //        in[l][k] -> out[k·ld + l]  for l < 8, k < W   (8 lines × W -> W rows of 8)
 //   f32  fma(f32 x, f32 y, f32 z)              x · y + z, one rounding (the instruction, whatever xsimd does)
 //   f32  scale2(f32 p, f32 n)                  p · 2^n for integral n in [−151, 128], one rounding
+//   f32  max_or_x(f32 c, f32 x), min_or_x(f32 c, f32 x)
+//        c where c > x (c < x), else x: NaN in x stays (one vmaxps / vminps
+//        with c first, where a compare and a blend spelled the same)
 //   void fold16(const f32 (&x)[16 · 16 / W], Op op, float* out)
 //        16 rows of 16 values (row r: x[r · 16/W ...], value c in lane c % W of
 //        its vector c / W) -> out[r] = row r folded by op as a tree: the pairs
