@@ -187,7 +187,7 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
   // and runs them with run_range(), so that one worker runs neighbouring ids
   // and reuses their packed tiles, in an arena that the thread keeps across
   // launches (thread_arena), while the workers stay far apart in the space. Any other kernel
-  // (attention, or a GEMM config on the ring schedule) gets one oneTBB task
+  // (a config on the ring schedule, as the tests' ring policies) gets one oneTBB task
   // per block and a per-launch arena per worker, as before.
   template <class Kernel, class Params>
   static void launch(const launch_shape& shape, const Params& params, int threads) {
