@@ -39,5 +39,9 @@ struct exp2_of_difference {
   float scale = 1.0f;
   TESSEL_HOST_DEVICE float operator()(float x, float m) const { return fast_exp2(fmaf(x, scale, -m)); }
 };
+// 2^x: the softmax's rescale of a row (map_rows over a column vector).
+struct power_of_two {
+  TESSEL_HOST_DEVICE float operator()(float x) const { return fast_exp2(x); }
+};
 
 }  // namespace tessel

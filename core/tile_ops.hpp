@@ -276,6 +276,14 @@ struct generic_tile_ops {
         TESSEL_UNROLL for (int v = 0; v < Tile::values; ++v)
           t.frag[i][j][v] = f(t.frag[i][j][v], vec.value[i][first_in_row<G>(v)]);
   }
+  // vec[r] = f(vec[r]) at each row's first value (what broadcast_rows reads);
+  // the other entries are left as they are.
+  template <class Tile, class F> TESSEL_HOST_DEVICE static void map_rows(col_vector<Tile>& vec, F f) {
+    TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i) {
+      auto row = [&](int v) { vec.value[i][v] = f(vec.value[i][v]); };
+      for_each_row_first<typename Tile::geometry>(row);
+    }
+  }
   // t(r, c) = f(t(r, c), vec[c]) — a row vector broadcast down each column.
   template <class Tile, class F> TESSEL_HOST_DEVICE static void broadcast_cols(Tile& t, const row_vector<Tile>& vec, F f) {
     TESSEL_UNROLL for (int i = 0; i < Tile::tiles_r; ++i)

@@ -19,6 +19,7 @@
 //                  2.9e-6 relative, not the fp32 paths' ~1 ulp, since on these
 //                  tiles it makes P, which is rounded to bf16 next), multiply
 //                  (rows whose factor is exactly 1 skipped), multiply_or_zero
+//   map_rows       power_of_two (the rescale): 16 rows at once by the SIMD exp2
 //   store          C tile -> the P panel (amx_a): rounded to bf16 to nearest
 //                  even, 16 values at a time into the sub-tiles' rows; on 16
 //                  lanes by AVX512_BF16's vcvtneps2bf16, which flushes
@@ -41,6 +42,7 @@ namespace tessel::cpu {
 
 template <class Base, class Tuning> struct amx_attention_ops : Base {
   using Base::broadcast_rows;
+  using Base::map_rows;
   using Base::row_reduce;
   using Base::store;
 
@@ -102,6 +104,16 @@ template <class Base, class Tuning> struct amx_attention_ops : Base {
             (vec::load_aligned(x) * m).store_aligned(x);
           }
       }
+  }
+  // 2^x of the rows' entries (the rescale), 16 rows at a time by the SIMD exp2
+  // (~1 ulp, like the libm exp2f of the generic map_rows).
+  template <int TM, int TN> static void map_rows(col_vector<ctile<TM, TN>>& v, power_of_two) {
+    alignas(64) float x[16];
+    for (int i = 0; i < TM; ++i) {
+      for (int r = 0; r < 16; ++r) x[r] = v.value[i][16 * r];
+      for (int w = 0; w < RV; ++w) exp2_batch<arch>(vec::load_aligned(x + w * W)).store_aligned(x + w * W);
+      for (int r = 0; r < 16; ++r) v.value[i][16 * r] = x[r];
+    }
   }
   // exp2 to 2.9e-6 relative (arch/exp2.hpp's exp2_batch_for_bf16): on these
   // tiles it makes the attention's P, which is rounded to bf16 (2^-9) next.

@@ -24,6 +24,7 @@
 //           broadcasts
 //   store   C tile -> P (a copy) and the epilogue C tile -> global (8 × W
 //           transposes, then rows of vectors, fp16 / bf16 rounded like element.hpp)
+//   map_rows (power_of_two: W rows' exp2 at once)
 //   row_reduce (maximum, plus), broadcast_rows (exp2_of_difference with the
 //           SIMD exp2 of arch/exp2.hpp, ~1 ulp like libm's exp2f; multiply,
 //           multiply_or_zero)
@@ -45,6 +46,7 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
   using generic_tile_ops::broadcast_rows;
   using generic_tile_ops::load;
   using generic_tile_ops::map;
+  using generic_tile_ops::map_rows;
   using generic_tile_ops::mma;
   using generic_tile_ops::row_reduce;
   using generic_tile_ops::store;
@@ -255,6 +257,12 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
   template <int TM, int TN, class F>
   static auto broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, F f) -> decltype(row_op(f), void()) {
     each_row<TM, TN>(t, v, row_op(f));
+  }
+  // 2^x of the rows' entries (the rescale; one per row, contiguous): W rows at a time.
+  template <int TM, int TN> static void map_rows(col_vector<ctile<TM, TN>>& v, power_of_two) {
+    for (int i = 0; i < TM; ++i)
+      for (int w = 0; w < MV; ++w)
+        exp2_batch<Arch>(vec::load_unaligned(&v.value[i][w * W])).store_unaligned(&v.value[i][w * W]);
   }
 
  private:

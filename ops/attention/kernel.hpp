@@ -354,13 +354,14 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
         // b: the last tile's b', kept or recomputed (the same bits either way)
         const float b = keep_b ? rows.b.value[i][v] : scaled(m, c);
         const float base = m_new == neg_infinity() ? 0.0f : m_new * c;
-        rescale.value[i][v] = fast_exp2(b - base);
+        rescale.value[i][v] = b - base;  // exp2 of it below, all rows at once
         rows.m.value[i][v] = m_new;
         if constexpr (keep_b) rows.b.value[i][v] = scaled(m_new, c);
         mx.value[i][v] = base;
       };
       row_firsts(row);
     }
+    P::map_rows(rescale, power_of_two{});
     P::broadcast_rows(s, mx, exp2_of_difference{c});
     P::row_reduce(ctx, sum, s, plus{});
     TESSEL_UNROLL for (int i = 0; i < s_tile::tiles_r; ++i) {

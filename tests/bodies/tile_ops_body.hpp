@@ -19,6 +19,7 @@
 #include "device_buffer.hpp"
 #include "host_tensor.hpp"
 #include "seed.hpp"
+#include "tessel/core/math.hpp"
 #include "tessel/core/tile_ops.hpp"
 
 namespace tessel::test {
@@ -128,7 +129,8 @@ template <class P, class Atom, int TM, int TN, int TK> struct relayout_kernel {
   }
 };
 
-// Row max and column sum of a C tile, and the tile minus its row max.
+// Row max and column sum of a C tile, and the tile minus 2^(its row max)
+// (map_rows with power_of_two, the attention's rescale, then broadcast_rows).
 template <class P, class Tile> struct reduce_kernel {
   struct params { gmatrix<float> in, row_max, col_sum, centred; };
   using smem_tile = st<float, row_major<Tile::rows, Tile::cols>>;
@@ -152,6 +154,7 @@ template <class P, class Tile> struct reduce_kernel {
     for (int i = 0; i < Tile::tiles_r; ++i)
       for (int v = 0; v < Tile::values; ++v)
         if (Tile::geometry::first_in_row(v) != v) mx.value[i][v] = NAN;
+    P::map_rows(mx, power_of_two{});
     P::broadcast_rows(t, mx, [](float x, float m) { return x - m; });
     P::store(ctx, p.centred, t, 0, 0, 1.0f, 0.0f);
   }
@@ -251,7 +254,9 @@ TYPED_TEST_P(TileOps, RowAndColumnReductionsAndBroadcast) {
     double m = -INFINITY;
     for (int c = 0; c < Tile::cols; ++c) m = std::max(m, in.at(r, c));
     ASSERT_EQ(mx.at(r, 0), m) << "row max of row " << r;
-    for (int c = 0; c < Tile::cols; ++c) ASSERT_EQ(centred.at(r, c), double(float(in.at(r, c) - m))) << r << "," << c;
+    const double p = std::exp2(m);  // map_rows(power_of_two): ~1-2 ulp (libm, ex2, the SIMD exp2)
+    for (int c = 0; c < Tile::cols; ++c)
+      ASSERT_NEAR(centred.at(r, c), in.at(r, c) - p, 1e-6 * (std::fabs(in.at(r, c)) + p)) << r << "," << c;
   }
   for (int c = 0; c < Tile::cols; ++c) {
     double s_ = 0;
