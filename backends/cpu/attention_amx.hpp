@@ -92,18 +92,8 @@ template <class Base, class Tuning> struct amx_attention_ops : Base {
   // but for a signalling NaN, which arithmetic never leaves in a C tile): the
   // attention's rescale of O, 1 on every row whose maximum stood still.
   template <int TM, int TN>
-  static void broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, multiply) {
-    for (int i = 0; i < TM; ++i)
-      for (int r = 0; r < 16; ++r) {
-        const float s = v.value[i][16 * r];
-        if (s == 1.0f) continue;
-        const vec m(s);
-        for (int j = 0; j < TN; ++j)
-          for (int w = 0; w < RV; ++w) {
-            float* x = &t.frag[i][j][16 * r + w * W];
-            (vec::load_aligned(x) * m).store_aligned(x);
-          }
-      }
+  static void broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, multiply f) {
+    each_row<TM, TN, true>(t, v, Base::row_op(f));
   }
   // 2^x of the rows' entries (the rescale), 16 rows at a time by the SIMD exp2
   // (~1 ulp, like the libm exp2f of the generic map_rows).
@@ -166,9 +156,13 @@ template <class Base, class Tuning> struct amx_attention_ops : Base {
       return pairwise_sum<TM, TN, J, N / 2>(t, i, v) + pairwise_sum<TM, TN, J + N / 2, N - N / 2>(t, i, v);
     }
   }
-  template <int TM, int TN, class F> static void each_row(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, F f) {
+  // f(x, m) over each fragment row, m its entry of v; with SkipOnes, rows whose
+  // entry is exactly 1 are left as they are.
+  template <int TM, int TN, bool SkipOnes = false, class F>
+  static void each_row(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, F f) {
     for (int i = 0; i < TM; ++i)
       for (int r = 0; r < 16; ++r) {
+        if (SkipOnes && v.value[i][16 * r] == 1.0f) continue;
         const vec m(v.value[i][16 * r]);
         for (int j = 0; j < TN; ++j)
           for (int w = 0; w < RV; ++w) {
