@@ -129,10 +129,10 @@ template <class P, class Atom, int TM, int TN, int TK> struct relayout_kernel {
   }
 };
 
-// Row max and column sum of a C tile, and the tile minus 2^(its row max)
-// (map_rows with power_of_two, the attention's rescale, then broadcast_rows).
+// Row max and column sum of a C tile; 2^(row max) by map_rows (power_of_two,
+// the attention's rescale); the tile minus that by broadcast_rows.
 template <class P, class Tile> struct reduce_kernel {
-  struct params { gmatrix<float> in, row_max, col_sum, centred; };
+  struct params { gmatrix<float> in, row_max, col_sum, row_pow, centred; };
   using smem_tile = st<float, row_major<Tile::rows, Tile::cols>>;
   template <class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params& p) {
     smem_tile s{reinterpret_cast<float*>(ctx.smem())};
@@ -155,6 +155,9 @@ template <class P, class Tile> struct reduce_kernel {
       for (int v = 0; v < Tile::values; ++v)
         if (Tile::geometry::first_in_row(v) != v) mx.value[i][v] = NAN;
     P::map_rows(mx, power_of_two{});
+    for (int i = 0; i < Tile::tiles_r; ++i)
+      for (int v = 0; v < Tile::values; ++v)
+        if (Tile::geometry::first_in_row(v) == v) *p.row_pow.addr(Tile::where(lane, i, 0, v).row, 0) = mx.value[i][v];
     P::broadcast_rows(t, mx, [](float x, float m) { return x - m; });
     P::store(ctx, p.centred, t, 0, 0, 1.0f, 0.0f);
   }
@@ -234,29 +237,34 @@ TYPED_TEST_P(TileOps, RowAndColumnReductionsAndBroadcast) {
   using Tile = rt<typename TypeParam::atom, operand::c, 2, 2>;
   using K = reduce_kernel<P, Tile>;
   std::mt19937_64 rng(case_seed(std::string("tile-reduce-") + backend::name));
-  device_matrix in(Tile::rows, Tile::cols), mx(Tile::rows, 1), sum(1, Tile::cols), centred(Tile::rows, Tile::cols);
+  device_matrix in(Tile::rows, Tile::cols), mx(Tile::rows, 1), sum(1, Tile::cols), pw(Tile::rows, 1),
+      centred(Tile::rows, Tile::cols);
   fill_exact<float>(in.host, rng);
   poison(mx.host);
   poison(sum.host);
+  poison(pw.host);
   poison(centred.host);
   in.upload();
   mx.upload();
   sum.upload();
+  pw.upload();
   centred.upload();
   launch_shape s;
   s.warps = 1;
   s.smem_bytes = int(sizeof(float)) * Tile::rows * Tile::cols;
-  backend::run_kernel<K>(s, typename K::params{in.view(), mx.view(), sum.view(), centred.view()});
+  backend::run_kernel<K>(s, typename K::params{in.view(), mx.view(), sum.view(), pw.view(), centred.view()});
   mx.download();
   sum.download();
+  pw.download();
   centred.download();
   for (int r = 0; r < Tile::rows; ++r) {
     double m = -INFINITY;
     for (int c = 0; c < Tile::cols; ++c) m = std::max(m, in.at(r, c));
     ASSERT_EQ(mx.at(r, 0), m) << "row max of row " << r;
-    const double p = std::exp2(m);  // map_rows(power_of_two): ~1-2 ulp (libm, ex2, the SIMD exp2)
-    for (int c = 0; c < Tile::cols; ++c)
-      ASSERT_NEAR(centred.at(r, c), in.at(r, c) - p, 1e-6 * (std::fabs(in.at(r, c)) + p)) << r << "," << c;
+    // map_rows(power_of_two): exp2 to ~1-2 ulp (libm, ex2.approx, the SIMD exp2); then broadcast exactly.
+    const double p = pw.at(r, 0);
+    ASSERT_NEAR(p, std::exp2(m), 4e-7 * std::exp2(m)) << "2^(row max) of row " << r;
+    for (int c = 0; c < Tile::cols; ++c) ASSERT_EQ(centred.at(r, c), double(float(in.at(r, c) - p))) << r << "," << c;
   }
   for (int c = 0; c < Tile::cols; ++c) {
     double s_ = 0;
