@@ -22,9 +22,12 @@
 // O += P·V with P stored as an A panel), on packed_schedule: AttnTuning::group
 // query tiles of a head step-major, each step's Kᵀ and V panels packed once.
 // Tiles is amx_hw (the instructions) or amx_emulated (arch/amx.hpp): the same
-// code, testable without AMX. The tile configuration is loaded at the start of
-// each mma and the tiles released at its end, so nothing of the tile state
-// outlives a call or depends on which thread ran the last one.
+// code, testable without AMX. The tile configuration's lifetime: a worker task
+// of a ranged launch holds it (task_scope, which packed_schedule names to the
+// launcher: loaded at the task's start, the tiles released at its end); an mma
+// outside any hold (a per-block launch, a direct call) loads it and releases
+// the tiles around itself. So nothing of the tile state outlives a task or a
+// call, or depends on which thread ran the last one.
 // Every fast path computes what the generic tile ops compute on the same
 // layouts and the AMX atom (one atom per 32-deep slice, in slice order).
 #pragma once
@@ -51,6 +54,13 @@ using amx_default_tuning = amx_tuning<128, 128, 256, 2, 4, 4>;
 // tiles sharing each step's Kᵀ and V panels (bench/notes/cpu_attention.md).
 using amx_default_attention_tuning = amx_attention_tuning<64, 64, 2, 8>;
 
+// Whether this thread holds the tile configuration of Tiles (amx_policy::task_scope): one flag per
+// provider, whichever policy (AVX2 or AVX-512 base) took the hold.
+template <class Tiles> inline bool& amx_tiles_held() {
+  static thread_local bool held = false;
+  return held;
+}
+
 template <class Base, class Tiles, class Tuning, class AttnTuning = amx_default_attention_tuning>
 struct amx_policy : amx_attention_ops<Base, AttnTuning> {
   using attention_ops = amx_attention_ops<Base, AttnTuning>;
@@ -65,6 +75,28 @@ struct amx_policy : amx_attention_ops<Base, AttnTuning> {
   template <class TIn, class TOut = TIn>
   using gemm_config =
       std::conditional_t<std::is_same_v<TIn, bf16>, amx_config, typename Base::template gemm_config<TIn, TOut>>;
+
+  // A worker task's hold on the tile configuration (packed_schedule::task_scope):
+  // loaded once here, the tiles released when it ends; a hold inside a hold
+  // does nothing. An mma inside it loads no configuration (two ldtilecfg and
+  // two tilerelease fewer per attention step).
+  struct task_scope {
+    bool owner = !amx_tiles_held<Tiles>();
+    task_scope() {
+      if (owner) {
+        Tiles::configure();
+        amx_tiles_held<Tiles>() = true;
+      }
+    }
+    ~task_scope() {
+      if (owner) {
+        Tiles::release();
+        amx_tiles_held<Tiles>() = false;
+      }
+    }
+    task_scope(const task_scope&) = delete;
+    task_scope& operator=(const task_scope&) = delete;
+  };
 
   // ---- global -> panels (block scope) ----------------------------------------
   template <class Ctx, int R, int C, class TS>
@@ -147,7 +179,8 @@ struct amx_policy : amx_attention_ops<Base, AttnTuning> {
               for (int q = 0; q < 4; ++q) std::memset(c.frag[2 * i + q / 2][2 * j + q % 2], 0, sizeof c.frag[0][0]);
       if (slices == 0 || tm == 0 || tn == 0) return;
       constexpr std::int64_t row = 64;  // bytes per tile row, in the panels and in the fragments
-      Tiles::configure();
+      const bool own = !amx_tiles_held<Tiles>();  // outside a task's hold: configure and release here
+      if (own) Tiles::configure();
       for (int j = 0; j < tn; ++j) {
         const bf16* b0 = b.data + (b_col0 / 16 + 2 * j) * (RB / 32) * 512;
         const bf16* b1 = b0 + (RB / 32) * 512;
@@ -185,7 +218,7 @@ struct amx_policy : amx_attention_ops<Base, AttnTuning> {
           Tiles::template store<3>(c11, row);
         }
       }
-      Tiles::release();
+      if (own) Tiles::release();
     }
   }
   template <class Ctx, int TM, int TN, int R, int C, int RB, int CB>

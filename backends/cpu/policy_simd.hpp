@@ -213,6 +213,8 @@ template <class Arch, class Tuning, class AttnTuning> struct simd_policy : simd_
         std::atomic<long> unclaimed{costs.of(0, blocks)};  // the cost of the launch's unclaimed ids: claim_end's tail
         tbb::parallel_for(block_range<Arch>(0, workers), [&](const block_range<Arch>& task) {
           context ctx{0, shape.grid_z, 0, thread_arena(bytes)};
+          // What the policy holds for the whole task (the AMX policy: the tile configuration).
+          [[maybe_unused]] const typename schedule::task_scope hold{};
           for (int i = 0; i < workers; ++i) {  // its own segment first, then the others' in turn
             segment& seg = segs[std::size_t((task.first + i) % workers)];
             for (long first = seg.next.load(std::memory_order_relaxed); first < seg.end;) {

@@ -89,6 +89,15 @@
 
 namespace tessel::cpu {
 
+// What a worker holds for the whole of one task of a ranged launch: P::task_scope
+// where the policy names one (the AMX policy's tile configuration), else nothing.
+template <class P, class = void> struct task_scope_of {
+  struct type {};
+};
+template <class P> struct task_scope_of<P, std::void_t<typename P::task_scope>> {
+  using type = typename P::task_scope;
+};
+
 template <class P, int Group> struct packed_schedule {
   static_assert(Group >= 1, "packed_schedule: a group holds at least one work unit");
   static constexpr int group = Group;
@@ -96,6 +105,8 @@ template <class P, int Group> struct packed_schedule {
   static constexpr int stage_align = 128;  // bytes: every operand tile starts so aligned
   static constexpr bool ranged = true;     // a launcher may hand run_range() claims of work ids
   static constexpr int max_operands = 8;   // operand indices I the schedule tracks
+  // Constructed by the launcher at the start of each task, destroyed at its end (task_scope_of).
+  using task_scope = typename task_scope_of<P>::type;
 
   // What an operand tile holds (valid = false: unknown). dst is the tile the
   // copy writes (null in a probe's record of what a copy would read).

@@ -16,6 +16,8 @@
 //   * P's exp2 (degree 4) within its bound of exp2, special values kept;
 //   * the policy's packed_schedule (groups of query tiles sharing each step's
 //     Kᵀ and V panels) bit for bit equal to the ring schedule in out and LSE;
+//   * the tile configuration loaded once per worker task of a packed launch
+//     (the ring: once per mma), and the tiles released after it;
 //   * in the AVX-512 build: the emulated policy on AVX2 and on AVX-512 vectors
 //     bit for bit equal in out and LSE (the softmax's sums add in the same
 //     order; P's subnormals, flushed by vcvtneps2bf16 on 16 lanes and kept on
@@ -33,6 +35,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -245,6 +248,36 @@ TEST(AmxAttentionEmulated, PackedScheduleGivesTheRingsBits) {
     EXPECT_EQ(std::memcmp(x.out.data(), y.out.data(), x.out.size() * 2), 0) << c.name() << ": out (small blocks)";
     EXPECT_EQ(std::memcmp(x.lse.data(), y.lse.data(), x.lse.size() * 4), 0) << c.name() << ": LSE (small blocks)";
   }
+}
+
+// The tile configuration's lifetime (policy_amx.hpp, task_scope): a launch on
+// the packed schedule loads it once per worker task, not once per mma (the
+// ring's per-block launch does, two per step), and releases the tiles when the
+// task ends: a tile instruction after the launch faults (throws, emulated).
+// With the hold gone, every mma would throw (amx_emulated needs a configuration).
+TEST(AmxAttentionEmulated, PackedLaunchLoadsTheTileConfigurationOncePerTask) {
+  att_case c = cases[5];  // 2 heads of 96 query rows, 520 keys: 4 query tiles × 9 steps
+  ASSERT_EQ(c.threads, 1);
+  const std::uint64_t seed = case_seed("amx-attention-config-" + c.name());
+  const inputs in(c, seed);
+  auto& configurations = cpu::amx_emulated::configurations();
+  const long before = configurations.load();
+  const result packed = run_emulated<emulated>(in);
+  const long packed_loads = configurations.load() - before;
+  const result ring = run_emulated<on_ring<emulated>>(in);
+  const long ring_loads = configurations.load() - before - packed_loads;
+  EXPECT_EQ(packed_loads, 1) << "one worker task";
+  EXPECT_EQ(ring_loads, 4 * 9 * 2) << "the ring: S's and O's mma per query tile and step";
+  EXPECT_EQ(std::memcmp(packed.out.data(), ring.out.data(), packed.out.size() * 2), 0);
+  EXPECT_FALSE(cpu::amx_tiles_held<cpu::amx_emulated>()) << "the hold outlived the launch";
+  EXPECT_THROW(cpu::amx_emulated::zero<0>(), std::logic_error) << "the tiles were not released";
+  c.threads = 3;
+  const long before3 = configurations.load();
+  const result three = run_emulated<emulated>(inputs(c, seed));
+  const long three_loads = configurations.load() - before3;
+  EXPECT_GE(three_loads, 1);
+  EXPECT_LE(three_loads, 3) << "at most one per worker task";
+  EXPECT_EQ(std::memcmp(packed.out.data(), three.out.data(), packed.out.size() * 2), 0);
 }
 
 #if TESSEL_AMX_TEST_AVX512

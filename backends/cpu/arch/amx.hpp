@@ -11,10 +11,11 @@
 //                 same instructions in scalar C++ (tdpbf16ps: amx_dp_reference
 //                 below, which the AMX atom's mma also is), so the policy's
 //                 packing, tile walk and edges are tested on any x86-64 (CI
-//                 has no AMX).
+//                 has no AMX). A tile instruction with no configuration loaded
+//                 on its thread throws, where the hardware faults.
 // Interface (T, C, A, B: tile register numbers 0..7, compile-time):
-//   configure()                 every tile 16 rows × 64 bytes (palette 1)
-//   release()                   tiles back to their initial state
+//   configure()                 every tile 16 rows × 64 bytes (palette 1); contents undefined
+//   release()                   tiles back to their initial state (unconfigured)
 //   load<T>(p, stride)          16 rows of 64 bytes at p, p + stride, ...
 //   store<T>(p, stride)         the reverse
 //   zero<T>()
@@ -23,8 +24,10 @@
 // -mamx-* flags are needed to build it; the "memory" clobbers keep the compiler
 // from moving loads and stores of the same bytes across the tile instructions.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 
 #include "tessel/core/element.hpp"
 
@@ -88,17 +91,29 @@ struct amx_hw {
 };
 
 struct amx_emulated {
-  static void configure() {}
-  static void release() {}
+  // As ldtilecfg: the tiles usable, their contents not to be relied on (poisoned
+  // here: 0xff bytes, NaN as fp32); counted (configurations(), all threads).
+  static void configure() {
+    std::memset(regs(), 0xff, sizeof(file));
+    configured() = true;
+    configurations().fetch_add(1, std::memory_order_relaxed);
+  }
+  static void release() { configured() = false; }
   template <int T> static void load(const void* p, std::int64_t stride) {
+    require_configuration();
     for (int r = 0; r < 16; ++r) std::memcpy(regs()[T] + 64 * r, static_cast<const char*>(p) + r * stride, 64);
   }
   template <int T> static void store(void* p, std::int64_t stride) {
+    require_configuration();
     for (int r = 0; r < 16; ++r) std::memcpy(static_cast<char*>(p) + r * stride, regs()[T] + 64 * r, 64);
   }
-  template <int T> static void zero() { std::memset(regs()[T], 0, 1024); }
+  template <int T> static void zero() {
+    require_configuration();
+    std::memset(regs()[T], 0, 1024);
+  }
   template <int C, int A, int B> static void dp() {
     static_assert(C != A && C != B, "tdpbf16ps: the destination must differ from the sources");
+    require_configuration();
     float c[256];
     bf16 a[512], b[512];
     std::memcpy(c, regs()[C], sizeof c);
@@ -107,12 +122,25 @@ struct amx_emulated {
     amx_dp_reference(c, a, b);
     std::memcpy(regs()[C], c, sizeof c);
   }
+  // How many configure() calls every thread made so far (the tests count a launch's).
+  static std::atomic<long>& configurations() {
+    static std::atomic<long> n{0};
+    return n;
+  }
 
  private:
   using file = unsigned char[8][1024];
   static file& regs() {
     alignas(64) static thread_local file tiles;
     return tiles;
+  }
+  static bool& configured() {
+    static thread_local bool c = false;
+    return c;
+  }
+  // The hardware faults (#UD) on a tile instruction with no configuration loaded.
+  static void require_configuration() {
+    if (!configured()) throw std::logic_error("amx_emulated: a tile instruction with no tile configuration loaded");
   }
 };
 
