@@ -43,5 +43,17 @@ struct exp2_of_difference {
 struct power_of_two {
   TESSEL_HOST_DEVICE float operator()(float x) const { return fast_exp2(x); }
 };
+// The attention's mask on a tile of scores (map): −∞ at (r, c) where the key of
+// column c lies past the keys or (causal) past the query of row r may see, x
+// elsewhere. Row r keeps columns [0, hidden_from(r)) and hides the rest:
+//   visible   the keys left from the tile's first (kv_len − kv0)
+//   diagonal  causal: query row r sees column c while c < r + diagonal
+//             (q0 + shift − kv0 + 1); not causal: equal to visible
+// A policy may mask a row's suffix a vector at a time.
+struct hide_keys {
+  int visible, diagonal;
+  TESSEL_HOST_DEVICE int hidden_from(int r) const { return r + diagonal < visible ? r + diagonal : visible; }
+  TESSEL_HOST_DEVICE float operator()(float x, int r, int c) const { return c < hidden_from(r) ? x : neg_infinity(); }
+};
 
 }  // namespace tessel

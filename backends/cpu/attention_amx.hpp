@@ -20,6 +20,8 @@
 //                  tiles it makes P, which is rounded to bf16 next), multiply
 //                  (rows whose factor is exactly 1 skipped), multiply_or_zero
 //   map_rows       power_of_two (the rescale): 16 rows at once by the SIMD exp2
+//   map            hide_keys (the mask): each row's hidden columns by vector
+//                  selects, from the first fragment holding one
 //   store          C tile -> the P panel (amx_a): rounded to bf16 to nearest
 //                  even, 16 values at a time into the sub-tiles' rows; on 16
 //                  lanes by AVX512_BF16's vcvtneps2bf16, which flushes
@@ -42,6 +44,7 @@ namespace tessel::cpu {
 
 template <class Base, class Tuning> struct amx_attention_ops : Base {
   using Base::broadcast_rows;
+  using Base::map;
   using Base::map_rows;
   using Base::row_reduce;
   using Base::store;
@@ -104,6 +107,24 @@ template <class Base, class Tuning> struct amx_attention_ops : Base {
       for (int w = 0; w < RV; ++w) exp2_batch<arch>(vec::load_aligned(x + w * W)).store_aligned(x + w * W);
       for (int r = 0; r < 16; ++r) v.value[i][16 * r] = x[r];
     }
+  }
+  // The attention's mask: each row's hidden columns [hidden_from(r), 16·TN) set
+  // to −∞ a vector at a time, from the first fragment that holds one.
+  template <class Ctx, int TM, int TN> static void map(Ctx&, ctile<TM, TN>& t, hide_keys f) {
+    alignas(64) float lane[W];
+    for (int l = 0; l < W; ++l) lane[l] = float(l);
+    const vec iota = vec::load_aligned(lane), hidden(neg_infinity());
+    for (int i = 0; i < TM; ++i)
+      for (int r = 0; r < 16; ++r) {
+        const int from = f.hidden_from(16 * i + r);
+        if (from >= 16 * TN) continue;
+        const vec first(float(from < 0 ? 0 : from));
+        for (int j = from > 0 ? from / 16 : 0; j < TN; ++j)
+          for (int w = 0; w < RV; ++w) {
+            float* x = &t.frag[i][j][16 * r + w * W];
+            xsimd::select(iota + vec(float(16 * j + w * W)) >= first, hidden, vec::load_aligned(x)).store_aligned(x);
+          }
+      }
   }
   // exp2 to 2.9e-6 relative (arch/exp2.hpp's exp2_batch_for_bf16): on these
   // tiles it makes the attention's P, which is rounded to bf16 (2^-9) next.

@@ -238,12 +238,9 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
     // S stays raw (the scale rides in the exp2's FMA); masking only where
     // this warp's rows meet a hidden key in this tile.
     const bool all_visible = kv0 + BKV <= kv_len && (!causal || kv0 + BKV - 1 <= qrow0 + shift);
-    if (!all_visible) {
-      P::map(ctx, sc, [=](float x, int r, int c) {
-        const int key = kv0 + c;
-        const bool hidden = key >= kv_len || (causal && key > qrow0 + r + shift);
-        return hidden ? neg_infinity() : x;
-      });
+    if (!all_visible) {  // keys past kv_len, and (causal) key kv0 + c > qrow0 + r + shift
+      const int visible = kv_len - kv0;
+      P::map(ctx, sc, hide_keys{visible, causal ? qrow0 + shift - kv0 + 1 : visible});
     }
     online_softmax_step(ctx, sc, p.scale_log2, st.o, st.rows);
     if constexpr (p_regs) {

@@ -7,7 +7,7 @@
 //   using tile_configs = ::testing::Types<tile_config<Policy, Atom>, ...>;
 //   const char* name;                           for test names
 // Each test moves random data global -> shared -> register tiles through the
-// policy's own load/mma/reduce/store and checks it on the host in float64.
+// policy's own load/mma/reduce/map/store and checks it on the host in float64.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -163,6 +163,25 @@ template <class P, class Tile> struct reduce_kernel {
   }
 };
 
+// The attention's mask (map over hide_keys) on a C tile: row r keeps columns
+// below min(r + diagonal, visible).
+template <class P, class Tile> struct mask_kernel {
+  struct params {
+    gmatrix<float> in, out;
+    hide_keys mask;
+  };
+  using smem_tile = st<float, row_major<Tile::rows, Tile::cols>>;
+  template <class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params& p) {
+    smem_tile s{reinterpret_cast<float*>(ctx.smem())};
+    P::load(ctx, s, p.in, 0, 0);
+    landed<P>(ctx);
+    Tile t;
+    P::load(ctx, t, s, 0, 0);
+    P::map(ctx, t, p.mask);
+    P::store(ctx, p.out, t, 0, 0, 1.0f, 0.0f);
+  }
+};
+
 // Runs kernel K (params {a, b, c}) on random A (M×K) and B (K×N) exact in the
 // atom's input types, C poisoned, and checks C = A·B against float64.
 template <class K, class Atom> void expect_product(int m, int n, int k, const char* what) {
@@ -273,6 +292,35 @@ TYPED_TEST_P(TileOps, RowAndColumnReductionsAndBroadcast) {
   }
 }
 
+TYPED_TEST_P(TileOps, MaskHidesEachRowsSuffix) {
+  if (!backend::available()) GTEST_SKIP() << "no device for backend " << backend::name;
+  using P = typename TypeParam::policy;
+  using Tile = rt<typename TypeParam::atom, operand::c, 2, 2>;
+  using K = mask_kernel<P, Tile>;
+  std::mt19937_64 rng(case_seed(std::string("tile-mask-") + backend::name));
+  // causal (the diagonal crossing the tile), keys ending inside the tile, both, none hidden, all hidden
+  const hide_keys masks[] = {{Tile::cols, 1 - Tile::rows / 2}, {Tile::cols - 3, Tile::cols - 3},
+                             {Tile::cols / 2 + 1, 2}, {Tile::cols, Tile::cols}, {0, 0}};
+  for (const hide_keys& m : masks) {
+    device_matrix in(Tile::rows, Tile::cols), out(Tile::rows, Tile::cols);
+    fill_exact<float>(in.host, rng);
+    poison(out.host);
+    in.upload();
+    out.upload();
+    launch_shape s;
+    s.warps = 1;
+    s.smem_bytes = int(sizeof(float)) * Tile::rows * Tile::cols;
+    backend::run_kernel<K>(s, typename K::params{in.view(), out.view(), m});
+    out.download();
+    for (int r = 0; r < Tile::rows; ++r)
+      for (int c = 0; c < Tile::cols; ++c) {
+        const bool kept = c < r + m.diagonal && c < m.visible;
+        ASSERT_EQ(out.at(r, c), kept ? in.at(r, c) : -INFINITY)
+            << "visible " << m.visible << ", diagonal " << m.diagonal << " at " << r << "," << c;
+      }
+  }
+}
+
 TYPED_TEST_P(TileOps, RelayoutCToAThenMmaWithRegisterA) {
   using Atom = typename TypeParam::atom;
   // The shape test first: it is free, where c_feeds_a searches the atom's maps
@@ -288,6 +336,7 @@ TYPED_TEST_P(TileOps, RelayoutCToAThenMmaWithRegisterA) {
 }
 
 REGISTER_TYPED_TEST_SUITE_P(TileOps, RegisterTilesRoundTripThroughTheAtomMaps, MmaOnRegisterTilesMatchesFloat64,
-                            RowAndColumnReductionsAndBroadcast, RelayoutCToAThenMmaWithRegisterA);
+                            RowAndColumnReductionsAndBroadcast, MaskHidesEachRowsSuffix,
+                            RelayoutCToAThenMmaWithRegisterA);
 
 }  // namespace tessel::test

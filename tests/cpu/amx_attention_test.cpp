@@ -14,6 +14,7 @@
 //     1 and 3 threads, scaled scores ~±300 apart (P in and below the subnormal
 //     range: its flush is invisible in out, tdpbf16ps reads subnormals as 0);
 //   * P's exp2 (degree 4) within its bound of exp2, special values kept;
+//   * the mask's vector path bit for bit equal to the generic map;
 //   * the policy's packed_schedule (groups of query tiles sharing each step's
 //     Kᵀ and V panels) bit for bit equal to the ring schedule in out and LSE;
 //   * the tile configuration loaded once per worker task of a packed launch
@@ -247,6 +248,37 @@ TEST(AmxAttentionEmulated, PackedScheduleGivesTheRingsBits) {
     const result x = run_emulated<emulated_small>(in), y = run_emulated<on_ring<emulated_small>>(in);
     EXPECT_EQ(std::memcmp(x.out.data(), y.out.data(), x.out.size() * 2), 0) << c.name() << ": out (small blocks)";
     EXPECT_EQ(std::memcmp(x.lse.data(), y.lse.data(), x.lse.size() * 4), 0) << c.name() << ": LSE (small blocks)";
+  }
+}
+
+// The mask's fast path (attention_amx.hpp, map over hide_keys: vector selects
+// from each row's first hidden column) against the generic map, bit for bit,
+// on a 64 × 128 score tile with a NaN in it: every row hidden from anywhere in
+// [-3, 131], kept whole, hidden whole; causal and not.
+TEST(AmxAttentionEmulated, MaskMatchesTheGenericMap) {
+  using tile = rt<cpu::amx_atom, operand::c, 4, 8>;
+  std::mt19937_64 rng(case_seed("amx-attention-mask"));
+  std::uniform_real_distribution<float> u(-50.0f, 50.0f);
+  tile in;
+  for (auto& f : in.frag)
+    for (auto& g : f)
+      for (float& x : g) x = u(rng);
+  in.frag[1][2][37] = std::nanf("");
+  cpu::context ctx{0, 1, 0, nullptr};
+  const hide_keys masks[] = {{128, 128}, {127, 127}, {0, 0},   {-5, -5},  {200, 200}, {57, 57},  {128, -3},
+                             {128, 1},   {128, 64},  {97, 30}, {33, 17}, {128, 70},  {5, -100}, {300, 68}};
+  for (const hide_keys& m : masks) {
+    tile a = in, b = in;
+    emulated::map(ctx, a, m);
+    generic_tile_ops::map(ctx, b, m);
+    EXPECT_EQ(std::memcmp(&a, &b, sizeof(tile)), 0) << "visible " << m.visible << ", diagonal " << m.diagonal;
+    long kept = 0;
+    for (int r = 0; r < 64; ++r) kept += std::clamp(m.hidden_from(r), 0, 128);
+    long finite = 0;
+    for (auto& f : a.frag)
+      for (auto& g : f)
+        for (float x : g) finite += !(std::isinf(x) && x < 0);
+    EXPECT_EQ(finite, kept) << "visible " << m.visible << ", diagonal " << m.diagonal;
   }
 }
 
