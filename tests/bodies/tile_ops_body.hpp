@@ -73,15 +73,20 @@ TESSEL_DEVICE staged<SA, SB> stage(Ctx& ctx, const gmatrix<float>& a, const gmat
   return s;
 }
 
+// Register tile t from `in` (Tile::rows × Tile::cols floats) through a row-major shared tile.
+template <class P, class Tile, class Ctx>
+TESSEL_DEVICE void load_through_shared(Ctx& ctx, Tile& t, const gmatrix<float>& in) {
+  st<float, row_major<Tile::rows, Tile::cols>> s{reinterpret_cast<float*>(ctx.smem())};
+  P::load(ctx, s, in, 0, 0);
+  landed<P>(ctx);
+  P::load(ctx, t, s, 0, 0);
+}
+
 template <class P, class Tile> struct round_trip_kernel {
   struct params { gmatrix<float> in, out; };
-  using smem_tile = st<float, row_major<Tile::rows, Tile::cols>>;
   template <class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params& p) {
-    smem_tile s{reinterpret_cast<float*>(ctx.smem())};
-    P::load(ctx, s, p.in, 0, 0);
-    landed<P>(ctx);
     Tile t;
-    P::load(ctx, t, s, 0, 0);
+    load_through_shared<P>(ctx, t, p.in);
     P::store(ctx, p.out, t, 0, 0, 1.0f, 0.0f);
   }
 };
@@ -133,13 +138,9 @@ template <class P, class Atom, int TM, int TN, int TK> struct relayout_kernel {
 // the attention's rescale); the tile minus that by broadcast_rows.
 template <class P, class Tile> struct reduce_kernel {
   struct params { gmatrix<float> in, row_max, col_sum, row_pow, centred; };
-  using smem_tile = st<float, row_major<Tile::rows, Tile::cols>>;
   template <class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params& p) {
-    smem_tile s{reinterpret_cast<float*>(ctx.smem())};
-    P::load(ctx, s, p.in, 0, 0);
-    landed<P>(ctx);
     Tile t;
-    P::load(ctx, t, s, 0, 0);
+    load_through_shared<P>(ctx, t, p.in);
     col_vector<Tile> mx;
     row_vector<Tile> sum;
     P::row_reduce(ctx, mx, t, [](float x, float y) { return x > y ? x : y; });
@@ -170,13 +171,9 @@ template <class P, class Tile> struct mask_kernel {
     gmatrix<float> in, out;
     hide_keys mask;
   };
-  using smem_tile = st<float, row_major<Tile::rows, Tile::cols>>;
   template <class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params& p) {
-    smem_tile s{reinterpret_cast<float*>(ctx.smem())};
-    P::load(ctx, s, p.in, 0, 0);
-    landed<P>(ctx);
     Tile t;
-    P::load(ctx, t, s, 0, 0);
+    load_through_shared<P>(ctx, t, p.in);
     P::map(ctx, t, p.mask);
     P::store(ctx, p.out, t, 0, 0, 1.0f, 0.0f);
   }
