@@ -4,7 +4,7 @@
 // Built with amx_test.cpp (the AVX2 policy's SIMD side, and the AVX-512 one
 // where TESSEL_AMX_TEST_AVX512). Checked, bf16 in and out:
 //   * the shared attention op on the AMX policy with amx_emulated tiles
-//     (arch/amx.hpp), default and small blocks, against float64
+//     (arch/amx.hpp), default, small and wide (128 keys a step) blocks, against float64
 //     (support::reference_attention): out's relative Frobenius error within the
 //     suite's bf16 tolerance (P is rounded to bf16 for P·V, as on the GPUs),
 //     LSE within 1e-3; every element of out written, nothing around it touched;
@@ -25,9 +25,9 @@
 //     8, are read as zero by tdpbf16ps either way);
 //   * where the CPU and OS give AMX (cpu isa "amx"): the library's attention
 //     (the tile registers, the AVX-512 softmax) bit for bit equal to the
-//     emulated policy's on the same inputs, but any NaN for a NaN (the tile
-//     instruction rounds as the atom says: amx_test.cpp's hardware test,
-//     bench/amx_rounding_probe.cpp).
+//     emulated policy's of the same blocks (amx_wide_attention_pays) on the
+//     same inputs, but any NaN for a NaN (the tile instruction rounds as the
+//     atom says: amx_test.cpp's hardware test, bench/amx_rounding_probe.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -55,6 +55,9 @@ using emulated = amx_emulated_policy;
 // steps and group cuts on small shapes.
 using emulated_small =
     cpu::amx_policy<amx_simd_base, cpu::amx_emulated, cpu::amx_default_tuning, cpu::amx_attention_tuning<32, 32, 3, 3>>;
+// 128 keys a step: the library's choice where amx_wide_attention_pays.
+using emulated_wide =
+    cpu::amx_policy<amx_simd_base, cpu::amx_emulated, cpu::amx_default_tuning, cpu::amx_wide_attention_tuning>;
 // Policy Base with its bf16 attention on the portable ring schedule instead of
 // its packed_schedule (one unit at a time, every tile packed for every unit).
 template <class Base> struct on_ring : Base {
@@ -196,6 +199,7 @@ TEST(AmxAttentionEmulated, MatchesFloat64) {
     const inputs in(c, case_seed("amx-attention-" + c.name()));
     expect_matches_float64(in, run_emulated<emulated>(in), c.name() + " (default blocks)");
     expect_matches_float64(in, run_emulated<emulated_small>(in), c.name() + " (small blocks)");
+    expect_matches_float64(in, run_emulated<emulated_wide>(in), c.name() + " (128 keys a step)");
   }
 }
 
@@ -332,7 +336,9 @@ TEST(AmxAttentionHardware, LibraryPathMatchesTheEmulationBitForBit) {
   if (!amx.available()) GTEST_SKIP() << "this CPU or OS gives no AMX (cpu isa " << amx.before() << ")";
   for (const att_case& c : cases) {
     const inputs in(c, case_seed("amx-attention-hw-" + c.name()));
-    const result want = run_emulated<emulated>(in);
+    // the emulation of the blocks the library takes for this call
+    const result want = cpu::amx_wide_attention_pays(c.causal, c.kv_len) ? run_emulated<emulated_wide>(in)
+                                                                          : run_emulated<emulated>(in);
     result got{std::vector<std::uint16_t>(want.out.size(), poison), std::vector<float>(want.lse.size(), std::nanf(""))};
     attention_options o;
     o.causal = c.causal;
