@@ -296,7 +296,8 @@ TYPED_TEST_P(TileOps, MaskHidesEachRowsSuffix) {
   using K = mask_kernel<P, Tile>;
   std::mt19937_64 rng(case_seed(std::string("tile-mask-") + backend::name));
   // causal (the diagonal crossing the tile), keys ending inside the tile, both, none hidden, all hidden
-  const hide_keys masks[] = {{Tile::cols, 1 - Tile::rows / 2}, {Tile::cols - 3, Tile::cols - 3},
+  const hide_keys masks[] = {{Tile::cols, 1 - Tile::rows / 2}, {Tile::cols, 1 - Tile::rows},
+                             {Tile::cols - 1, 1 - Tile::rows / 3}, {Tile::cols - 3, Tile::cols - 3},
                              {Tile::cols / 2 + 1, 2}, {Tile::cols, Tile::cols}, {0, 0}};
   for (const hide_keys& m : masks) {
     device_matrix in(Tile::rows, Tile::cols), out(Tile::rows, Tile::cols);
