@@ -479,10 +479,10 @@ struct attn_case {
 };
 void PrintTo(const attn_case& c, std::ostream* os) { *os << c.name(); }
 
-// out and lse from policy P's attention kernel (layout [batch, seq, heads, D]).
-template <class P, class T, int D>
-void run_attention(const attn_case& c, const std::vector<T>& q, const std::vector<T>& k, const std::vector<T>& v,
-                   std::vector<T>& out, std::vector<float>& lse) {
+// The attention problem of case c on q, k, v, out and lse (layout [batch, seq, heads, D]).
+template <class T, int D>
+ops::attention_problem<T> attention_problem_of(const attn_case& c, const std::vector<T>& q, const std::vector<T>& k,
+                                               const std::vector<T>& v, std::vector<T>& out, std::vector<float>& lse) {
   ops::attention_problem<T> p;
   p.q = q.data();
   p.k = k.data();
@@ -497,6 +497,14 @@ void run_attention(const attn_case& c, const std::vector<T>& q, const std::vecto
   p.batch = c.batch, p.heads = c.heads, p.kv_heads = c.kv_heads, p.q_len = c.q_len, p.kv_len = c.kv_len;
   p.causal = c.causal;
   p.scale_log2 = 1.4426950408889634f / std::sqrt(float(D));
+  return p;
+}
+
+// out and lse from policy P's attention kernel.
+template <class P, class T, int D>
+void run_attention(const attn_case& c, const std::vector<T>& q, const std::vector<T>& k, const std::vector<T>& v,
+                   std::vector<T>& out, std::vector<float>& lse) {
+  const ops::attention_problem<T> p = attention_problem_of<T, D>(c, q, k, v, out, lse);
   using K = ops::attention_kernel<P, T, D>;
   P::template launch<K>(K::shape(p), K::prepare(p), c.threads);
 }
@@ -543,16 +551,7 @@ TEST(PackedSchedule, AttentionCopiesEachKvTileOncePerGroupAndStep) {
       for (T& x : *t) x = from<T>(dist(rng));
     std::vector<T> out(q.size(), from<T>(std::numeric_limits<float>::quiet_NaN())), out_ring(out);
     std::vector<float> lse(std::size_t(c.batch) * c.heads * c.q_len, -1.0f), lse_ring(lse);
-    ops::attention_problem<T> p;
-    p.q = q.data(), p.k = k.data(), p.v = v.data(), p.out = out.data();
-    p.q_ss = std::int64_t(c.heads) * D, p.q_hs = D, p.q_bs = p.q_ss * c.q_len;
-    p.k_ss = std::int64_t(c.kv_heads) * D, p.k_hs = D, p.k_bs = p.k_ss * c.kv_len;
-    p.v_ss = p.k_ss, p.v_hs = D, p.v_bs = p.k_bs;
-    p.o_ss = p.q_ss, p.o_hs = D, p.o_bs = p.q_bs;
-    p.lse = lse.data(), p.l_ss = 1, p.l_hs = c.q_len, p.l_bs = std::int64_t(c.heads) * c.q_len;
-    p.batch = c.batch, p.heads = c.heads, p.kv_heads = c.kv_heads, p.q_len = c.q_len, p.kv_len = c.kv_len;
-    p.causal = c.causal;
-    p.scale_log2 = 1.4426950408889634f / std::sqrt(float(D));
+    const ops::attention_problem<T> p = attention_problem_of<T, D>(c, q, k, v, out, lse);
     const launch_shape sh = S::template shape<Op>(p);
     std::vector<char> storage(std::size_t(sh.smem_bytes) + 4096);
     char* arena = storage.data() + (4096 - reinterpret_cast<std::uintptr_t>(storage.data()) % 4096) % 4096;

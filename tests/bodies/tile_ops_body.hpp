@@ -179,6 +179,16 @@ template <class P, class Tile> struct mask_kernel {
   }
 };
 
+// Runs kernel K as one block of one warp with smem_bytes of shared memory.
+template <class K> void run_one_warp(int smem_bytes, const typename K::params& params) {
+  launch_shape s;
+  s.warps = 1;
+  s.smem_bytes = smem_bytes;
+  backend::run_kernel<K>(s, params);
+}
+// Shared memory for a row-major float copy of Tile.
+template <class Tile> constexpr int float_tile_bytes = int(sizeof(float)) * Tile::rows * Tile::cols;
+
 // Runs kernel K (params {a, b, c}) on random A (M×K) and B (K×N) exact in the
 // atom's input types, C poisoned, and checks C = A·B against float64.
 template <class K, class Atom> void expect_product(int m, int n, int k, const char* what) {
@@ -190,10 +200,7 @@ template <class K, class Atom> void expect_product(int m, int n, int k, const ch
   a.upload();
   b.upload();
   c.upload();
-  launch_shape s;
-  s.warps = 1;
-  s.smem_bytes = K::smem_bytes;
-  backend::run_kernel<K>(s, typename K::params{a.view(), b.view(), c.view()});
+  run_one_warp<K>(K::smem_bytes, {a.view(), b.view(), c.view()});
   c.download();
   double num = 0, den = 0;
   for (int i = 0; i < c.rows; ++i)
@@ -225,10 +232,7 @@ TYPED_TEST_P(TileOps, RegisterTilesRoundTripThroughTheAtomMaps) {
     poison(out.host);
     in.upload();
     out.upload();
-    launch_shape s;
-    s.warps = 1;
-    s.smem_bytes = int(sizeof(float)) * Tile::rows * Tile::cols;
-    backend::run_kernel<K>(s, typename K::params{in.view(), out.view()});
+    run_one_warp<K>(float_tile_bytes<Tile>, {in.view(), out.view()});
     out.download();
     for (int r = 0; r < Tile::rows; ++r)
       for (int c = 0; c < Tile::cols; ++c)
@@ -265,10 +269,7 @@ TYPED_TEST_P(TileOps, RowAndColumnReductionsAndBroadcast) {
   sum.upload();
   pw.upload();
   centred.upload();
-  launch_shape s;
-  s.warps = 1;
-  s.smem_bytes = int(sizeof(float)) * Tile::rows * Tile::cols;
-  backend::run_kernel<K>(s, typename K::params{in.view(), mx.view(), sum.view(), pw.view(), centred.view()});
+  run_one_warp<K>(float_tile_bytes<Tile>, {in.view(), mx.view(), sum.view(), pw.view(), centred.view()});
   mx.download();
   sum.download();
   pw.download();
@@ -305,10 +306,7 @@ TYPED_TEST_P(TileOps, MaskHidesEachRowsSuffix) {
     poison(out.host);
     in.upload();
     out.upload();
-    launch_shape s;
-    s.warps = 1;
-    s.smem_bytes = int(sizeof(float)) * Tile::rows * Tile::cols;
-    backend::run_kernel<K>(s, typename K::params{in.view(), out.view(), m});
+    run_one_warp<K>(float_tile_bytes<Tile>, {in.view(), out.view(), m});
     out.download();
     for (int r = 0; r < Tile::rows; ++r)
       for (int c = 0; c < Tile::cols; ++c) {
