@@ -78,7 +78,8 @@ std::int64_t offset(const tensor_view& v, std::int64_t z, std::int64_t r, std::i
 // inner loop runs along rows of op(B) and C), as the plain triple loop would:
 // the same additions in the same order, the same result bit for bit.
 std::vector<double> reference_gemm(const tensor_view& a, const tensor_view& b, const tensor_view& c,
-                                   const gemm_options& o) {
+                                   const gemm_options& o, bool magnitudes) {
+  const auto value = [magnitudes](double v) { return magnitudes ? std::fabs(v) : v; };
   const int na = a.rank, nc = c.rank;
   const std::int64_t M = c.shape[nc - 2], N = c.shape[nc - 1], Z = nc == 3 ? c.shape[0] : 1;
   const std::int64_t K = o.trans_a ? a.shape[na - 2] : a.shape[na - 1];
@@ -86,10 +87,10 @@ std::vector<double> reference_gemm(const tensor_view& a, const tensor_view& b, c
   for (std::int64_t z = 0; z < Z; ++z) {
     for (std::int64_t i = 0; i < M; ++i)
       for (std::int64_t k = 0; k < K; ++k)
-        x[std::size_t(i * K + k)] = o.trans_a ? element(a, offset(a, z, k, i)) : element(a, offset(a, z, i, k));
+        x[std::size_t(i * K + k)] = value(o.trans_a ? element(a, offset(a, z, k, i)) : element(a, offset(a, z, i, k)));
     for (std::int64_t k = 0; k < K; ++k)
       for (std::int64_t j = 0; j < N; ++j)
-        y[std::size_t(k * N + j)] = o.trans_b ? element(b, offset(b, z, j, k)) : element(b, offset(b, z, k, j));
+        y[std::size_t(k * N + j)] = value(o.trans_b ? element(b, offset(b, z, j, k)) : element(b, offset(b, z, k, j)));
     double* layer = out.data() + z * M * N;
     for (std::int64_t i = 0; i < M; ++i) {
       double* row = layer + i * N;
@@ -100,8 +101,8 @@ std::vector<double> reference_gemm(const tensor_view& a, const tensor_view& b, c
         for (std::int64_t j = 0; j < N; ++j) row[j] += xv * yrow[j];
       }
       for (std::int64_t j = 0; j < N; ++j) {
-        double r = double(o.alpha) * row[j];
-        if (o.beta != 0.0f) r += double(o.beta) * element(c, offset(c, z, i, j));
+        double r = value(o.alpha) * row[j];
+        if (o.beta != 0.0f) r += value(o.beta) * value(element(c, offset(c, z, i, j)));
         row[j] = r;
       }
     }

@@ -35,9 +35,11 @@ std::uint64_t run_seed();
 
 // C = alpha·op(A)·op(B) + beta·C in float64, from host views with the same
 // shapes/strides the op gets; returns C as a dense [batch, M, N] array.
-// beta = 0 does not read C.
+// beta = 0 does not read C. With magnitudes, |alpha|·|op(A)|·|op(B)| + |beta|·|C|
+// instead: the scale of each element's accumulation error (a sum of K products
+// in fp32 errs by at most about K·2^-24 of it, whatever the order).
 std::vector<double> reference_gemm(const tensor_view& a, const tensor_view& b, const tensor_view& c,
-                                   const gemm_options& o);
+                                   const gemm_options& o, bool magnitudes = false);
 
 // ‖out − ref‖_F / ‖ref‖_F (‖out‖ if ref is 0); NaN or inf anywhere gives +inf.
 double relative_error(const std::vector<double>& ref, const std::vector<double>& out);
