@@ -18,7 +18,7 @@
 # dependent-launch tests under the three tools and the GEMM tests under memcheck; split: the split
 # schedule tests under the three tools, the GEMM and dependent-launch tests under memcheck; plain: the
 # plain-store kernels' schedule tests under the three tools).
-# Steps: build test sanitize bench odd gvariants parts l2sides ncu ncuattn l2req trace variants clock attention cpu cputests python (see each below).
+# Steps: build test sanitize bench odd gvariants parts l2sides ncu ncuattn l2req trace variants clock attention cpu cputests amxtests python (see each below).
 # The test step also reruns the GEMM and attention tests with TESSEL_CUDA_POLICY=sm80, and the GEMM
 # tests with TESSEL_CUDA_REPACK=never (no aligned copies of misaligned matrices: backends/cuda/operand_copy.hpp),
 # the GEMM and dependent-launch tests with TESSEL_CUDA_SPLIT_TILE=128x256 (the 128 × 256 split kernel), and
@@ -681,6 +681,34 @@ step_cputests() {
   done
 }
 
+# ---- 5e. the AMX programs alone (a shorter cputests where device time is short): only the two AMX test
+# programs built (tests/cpu/amx_test.cpp, amx_attention_test.cpp on AVX2 and on AVX-512), run whole (the
+# emulated cases) and their hardware cases named; then bench/exp2_underflow_probe.cpp on one pinned core
+# (the CPU exp2 where its results underflow), in exp2_probe.txt.
+step_amxtests() {
+  local dir=$root/build-device-cputests t0 t r
+  t0=$(date +%s)
+  if ! { cmake -S . -B "$dir" -G Ninja -DBACKEND=cpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$deps/usr" \
+      -DTESSEL_GTEST_SOURCE_DIR="$deps/googletest" -DTESSEL_BUILD_TOOLS=OFF &&
+      cmake --build "$dir" -j16 --target tessel_cpu_amx_tests tessel_cpu_amx_avx512_tests; } >"$OUT/amxtests_build.log" 2>&1; then
+    note "amxtests: build FAILED (amxtests_build.log)"; tail -20 "$OUT/amxtests_build.log"; return
+  fi
+  note "amxtests: build $(( $(date +%s) - t0 )) s"
+  for t in tessel_cpu_amx_tests tessel_cpu_amx_avx512_tests; do
+    [ -x "$dir/tests/$t" ] || continue
+    if timeout 300 "$dir/tests/$t" >"$OUT/$t.log" 2>&1; then r=passed; else r=FAILED; fi
+    note "amxtests: $t $r ($(grep -E '^\[  PASSED|^\[  FAILED' "$OUT/$t.log" | tr '\n' ' '))"
+    grep -E 'cpu isa|AMX hardware|^\[  FAILED' "$OUT/$t.log" | head -12 | tee -a "$summary"
+  done
+  if g++ -O2 -std=c++17 -march=native -I "$dir/include" -I "$deps/usr/include" bench/exp2_underflow_probe.cpp \
+      -o "$dir/exp2_underflow_probe" >>"$OUT/amxtests_build.log" 2>&1; then
+    taskset -c "$(( $(nproc) - 1 ))" "$dir/exp2_underflow_probe" >"$OUT/exp2_probe.txt" 2>&1
+    note "exp2 probe: rc=$? (exp2_probe.txt)"
+  else
+    note "exp2 probe: build FAILED (amxtests_build.log)"
+  fi
+}
+
 # ---- 6. the Python package on the CUDA backend: built into a venv that sees the machine's
 # PyTorch and numpy, its build and test tools from .devdeps/wheels (no index here; oneTBB and
 # xsimd through the CMAKE_PREFIX_PATH exported above), then the whole pytest suite: the CPU
@@ -708,7 +736,7 @@ step_python() {
 
 for s in $steps; do
   case $s in
-    build | test | sanitize | bench | odd | gvariants | parts | l2sides | ncu | ncuattn | l2req | trace | variants | clock | attention | cpu | cputests | python) "step_$s" ;;
+    build | test | sanitize | bench | odd | gvariants | parts | l2sides | ncu | ncuattn | l2req | trace | variants | clock | attention | cpu | cputests | amxtests | python) "step_$s" ;;
     *) note "unknown step '$s' (expected build, test, sanitize, bench, odd, gvariants, parts, l2sides, ncu, ncuattn, l2req, trace, variants, clock, attention, cpu, cputests, python)" ;;
   esac
 done
