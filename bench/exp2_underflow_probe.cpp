@@ -16,9 +16,12 @@
 // underflows, then +0 where x < −125: a softmax weight under 2^-125 of the row's
 // largest is lost in fp32's rounding anyway), on AVX-512 and on AVX2, first
 // with MXCSR as the process has it, then with FTZ | DAZ set. Prints ns per 16
-// floats, the median of 9 runs. Development VM (AMD EPYC Zen 4), 2026-12-07:
-// AVX2 masked 11.8-12.4 against 3.8 normal (the weight form 4.1-4.3 on
-// both), AVX-512 no difference (vscalefps); with FTZ | DAZ all alike.
+// floats, the median of 9 runs. Development VM (AMD EPYC Zen 4), 2026-12-07,
+// three runs, degree 4 / 6: AVX2 masked 12.0-12.4 / 16.1-17.3 against normal
+// 3.8 / 4.8; this weight form 4.6 / 5.5 on both (a form inside exp2, with one
+// clamp and a masked vscalefps or an andnot, measured 4.1-4.3 on AVX2 and
+// +5 % on AVX-512: bench/notes/cpu_attention.md, session 57); AVX-512 the same
+// on every input (vscalefps); with FTZ | DAZ all alike.
 // Needs an x86 CPU with AVX-512 (F, BW, DQ, VL).
 //   g++ -O2 -std=c++17 -march=sapphirerapids -I BUILD/include bench/exp2_underflow_probe.cpp -o exp2_underflow_probe
 #include <xmmintrin.h>
@@ -28,6 +31,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "tessel/cpu/arch/avx2.hpp"
