@@ -34,7 +34,7 @@ template <class Policy> void attention_on(const attention_call& call, int thread
 void attention_amx(const attention_call& call, int threads) {
   if (call.type != dtype::bf16) {
     attention_avx512(call, threads);
-  } else if (amx_wide_attention_pays(call.causal, call.kv_len)) {
+  } else if (amx_wide_attention_pays(call.kv_len)) {
     attention_on<amx_avx512_wide_attention_policy>(call, threads);
   } else {
     attention_on<amx_avx512_attention_policy>(call, threads);

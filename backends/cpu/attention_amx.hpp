@@ -126,12 +126,15 @@ template <class Base, class Tuning> struct amx_attention_ops : Base {
           }
       }
   }
-  // exp2 to 2.9e-6 relative (arch/exp2.hpp's exp2_batch_for_bf16): on these
-  // tiles it makes the attention's P, which is rounded to bf16 (2^-9) next.
+  // exp2 to 2.9e-6 relative (arch/exp2.hpp's exp2_weight_batch_for_bf16: +0
+  // below 2^-125, where tdpbf16ps reads P's subnormals as zero anyway, so that
+  // a masked score's −inf never underflows): on these tiles it makes the
+  // attention's P, which is rounded to bf16 (2^-9) next.
   template <int TM, int TN>
   static void broadcast_rows(ctile<TM, TN>& t, const col_vector<ctile<TM, TN>>& v, exp2_of_difference f) {
     const vec scale(f.scale);
-    each_row<TM, TN>(t, v, [=](vec x, vec m) { return exp2_batch_for_bf16<arch>(isa_ops<arch>::fma(x, scale, -m)); });
+    each_row<TM, TN>(t, v,
+                     [=](vec x, vec m) { return exp2_weight_batch_for_bf16<arch>(isa_ops<arch>::fma(x, scale, -m)); });
   }
 
   // ---- C tile -> the P panel (warp scope) --------------------------------------

@@ -246,7 +246,7 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
   // row's values and a vector of its entry (attention_amx.hpp uses them too).
   static auto row_op(exp2_of_difference f) {
     const vec scale(f.scale);
-    return [=](vec x, vec m) { return exp2_batch<Arch>(isa_ops<Arch>::fma(x, scale, -m)); };
+    return [=](vec x, vec m) { return exp2_weight_batch<Arch>(isa_ops<Arch>::fma(x, scale, -m)); };
   }
   static auto row_op(multiply) {
     return [](vec x, vec m) { return x * m; };

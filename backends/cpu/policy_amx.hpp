@@ -54,12 +54,14 @@ using amx_default_tuning = amx_tuning<128, 128, 256, 2, 4, 4>;
 // tiles sharing each step's Kᵀ and V panels (bench/notes/cpu_attention.md).
 using amx_default_attention_tuning = amx_attention_tuning<64, 64, 2, 8>;
 // The same with 128 keys per step: O's tile loads and stores and its rescale
-// once per 128 keys. The library takes it per call where amx_wide_attention_pays
-// (on the Xeon at 1 thread, hd 128, seq 1k-2k: non-causal 1.04-1.11× SDPA
-// against 0.85-0.97× for 64 keys; causal 0.83-0.93× against 0.92-1.03×: the
-// diagonal's masked half-tiles; bench/notes/cpu_attention.md, session 56).
+// once per 128 keys. The library takes it where amx_wide_attention_pays: more
+// than 64 keys, causal or not (on the Xeon at 1 thread, hd 128, seq 1k-2k:
+// non-causal 1.04-1.11x SDPA against 0.85-0.97x for 64 keys, session 56; causal
+// behind 64 keys until P's exp2 stopped underflowing on the diagonal's masked
+// scores (arch/exp2.hpp's weight form), then ahead: bench/notes/cpu_attention.md,
+// session 59).
 using amx_wide_attention_tuning = amx_attention_tuning<64, 128, 2, 8>;
-inline bool amx_wide_attention_pays(bool causal, int kv_len) { return !causal && kv_len > 64; }
+inline bool amx_wide_attention_pays(int kv_len) { return kv_len > 64; }
 
 // Whether this thread holds the tile configuration of Tiles (amx_policy::task_scope): one flag per
 // provider, whichever policy (AVX2 or AVX-512 base) took the hold.

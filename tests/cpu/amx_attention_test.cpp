@@ -13,7 +13,9 @@
 //     (rows without keys), GQA and MQA, padded rows, more steps than stages,
 //     1 and 3 threads, scaled scores ~±300 apart (P in and below the subnormal
 //     range: its flush is invisible in out, tdpbf16ps reads subnormals as 0);
-//   * P's exp2 (degree 4) within its bound of exp2, special values kept;
+//   * P's exp2 (degree 4) within its bound of exp2, special values kept; the
+//     softmax's weight forms (degrees 4 and 6): exp2's bits above −125, +0
+//     below, without raising underflow;
 //   * the mask's vector path bit for bit equal to the generic map;
 //   * the policy's packed_schedule (groups of query tiles sharing each step's
 //     Kᵀ and V panels) bit for bit equal to the ring schedule in out and LSE;
@@ -29,6 +31,7 @@
 //     same inputs, but any NaN for a NaN (the tile instruction rounds as the
 //     atom says: amx_test.cpp's hardware test, bench/amx_rounding_probe.cpp).
 #include <gtest/gtest.h>
+#include <immintrin.h>
 
 #include <algorithm>
 #include <cmath>
@@ -237,6 +240,61 @@ TEST(AmxAttentionEmulated, PsExp2IsWithinItsBound) {
   }
 }
 
+// The softmax's weight forms of exp2 (exp2_weight_batch, _for_bf16): the plain
+// form's bits for x >= −125, +0 below (−inf included), NaN kept, and no
+// underflow raised (MXCSR.UE stays clear, where the plain forms raise it on
+// the same inputs: a masked score must not take an underflow assist).
+template <bool Bf16, class vec> void expect_weight_form_of_exp2() {
+  constexpr int W = int(vec::size);
+  using A = typename vec::arch_type;
+  const auto plain = [](vec x) { return Bf16 ? cpu::exp2_batch_for_bf16<A>(x) : cpu::exp2_batch<A>(x); };
+  const auto weight = [](vec x) { return Bf16 ? cpu::exp2_weight_batch_for_bf16<A>(x) : cpu::exp2_weight_batch<A>(x); };
+  alignas(64) float x[W], y[W], z[W];
+  long differ = 0, nonzero_below = 0;
+  for (int step = 0; step <= 160 * 1024; step += W) {
+    for (int l = 0; l < W; ++l) x[l] = -float(step + l) / 1024.0f;  // [−160, 0] in steps of 2^-10
+    plain(vec::load_aligned(x)).store_aligned(y);
+    weight(vec::load_aligned(x)).store_aligned(z);
+    for (int l = 0; l < W; ++l) {
+      if (x[l] >= -125.0f) differ += float_bits(y[l]) != float_bits(z[l]);
+      else nonzero_below += float_bits(z[l]) != 0u;
+    }
+  }
+  EXPECT_EQ(differ, 0) << "weight form differs from exp2 at x >= -125";
+  EXPECT_EQ(nonzero_below, 0) << "weight form not +0 below -125";
+  const float specials[] = {-std::numeric_limits<float>::infinity(), -125.0f, -125.5f, 200.0f,
+                            std::numeric_limits<float>::infinity(), std::nanf("")};
+  for (float s : specials) {
+    weight(vec(s)).store_aligned(z);
+    plain(vec(s)).store_aligned(y);
+    if (std::isnan(s)) EXPECT_TRUE(std::isnan(z[0]));
+    else if (s < -125) EXPECT_EQ(float_bits(z[0]), 0u) << s;
+    else EXPECT_EQ(float_bits(z[0]), float_bits(y[0])) << s;
+  }
+  // The underflow flag: inputs hidden from the compiler (constant inputs fold
+  // at compile time, where nothing underflows at run time).
+  for (int l = 0; l < W; ++l) x[l] = l % 2 ? -std::numeric_limits<float>::infinity() : -140.0f - float(l);
+  const unsigned saved = _mm_getcsr();
+  _mm_setcsr(saved & ~0x8040u & ~0x3fu);  // FTZ, DAZ clear; flags clear
+  asm volatile("" : : "r"(x) : "memory");
+  weight(vec::load_aligned(x)).store_aligned(z);
+  asm volatile("" : : "r"(z) : "memory");
+  const unsigned after_weight = _mm_getcsr();
+  _mm_setcsr(saved & ~0x8040u & ~0x3fu);
+  asm volatile("" : : "r"(x) : "memory");
+  plain(vec::load_aligned(x)).store_aligned(y);
+  asm volatile("" : : "r"(y) : "memory");
+  const unsigned after_plain = _mm_getcsr();
+  _mm_setcsr(saved);
+  EXPECT_EQ(after_weight & 0x10u, 0u) << "the weight form raised underflow";
+  EXPECT_NE(after_plain & 0x10u, 0u) << "the plain form raised no underflow (the flag check would not see one)";
+  for (int l = 0; l < W; ++l) EXPECT_EQ(float_bits(z[l]), 0u) << x[l];
+}
+TEST(AmxAttentionEmulated, WeightExp2IsExp2OrZeroWithoutUnderflow) {
+  expect_weight_form_of_exp2<true, amx_simd_base::vec>();
+  expect_weight_form_of_exp2<false, amx_simd_base::vec>();
+}
+
 // The packed schedule (groups of a head's query tiles step-major, each step's
 // Kᵀ and V packed once for the group) gives the ring's bits: each unit sees the
 // same tiles in the same order.
@@ -337,7 +395,7 @@ TEST(AmxAttentionHardware, LibraryPathMatchesTheEmulationBitForBit) {
   for (const att_case& c : cases) {
     const inputs in(c, case_seed("amx-attention-hw-" + c.name()));
     // the emulation of the blocks the library takes for this call
-    const result want = cpu::amx_wide_attention_pays(c.causal, c.kv_len) ? run_emulated<emulated_wide>(in)
+    const result want = cpu::amx_wide_attention_pays(c.kv_len) ? run_emulated<emulated_wide>(in)
                                                                           : run_emulated<emulated>(in);
     result got{std::vector<std::uint16_t>(want.out.size(), poison), std::vector<float>(want.lse.size(), std::nanf(""))};
     attention_options o;

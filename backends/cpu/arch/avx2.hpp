@@ -47,6 +47,10 @@ template <> struct isa_ops<xsimd::fma3<xsimd::avx2>> {
   }
   // p · 2^n, n integral in [−151, 128] (exp2.hpp)
   TESSEL_HOST_DEVICE static f32 scale2(f32 p, f32 n) { return scale2_by_halves<arch>(p, n); }
+  // +0 where x < low (LT_OQ: false for NaN), else scale2
+  TESSEL_HOST_DEVICE static f32 scale2_or_zero(f32 p, f32 n, f32 x, f32 low) {
+    return _mm256_andnot_ps(_mm256_cmp_ps(x, low, _CMP_LT_OQ), scale2(p, n));
+  }
   // vmaxps / vminps return their second operand where either is NaN (or where equal)
   TESSEL_HOST_DEVICE static f32 max_or_x(f32 c, f32 x) { return _mm256_max_ps(c, x); }
   TESSEL_HOST_DEVICE static f32 min_or_x(f32 c, f32 x) { return _mm256_min_ps(c, x); }

@@ -25,6 +25,10 @@ template <> struct isa_ops<xsimd::avx512bw> {
   TESSEL_HOST_DEVICE static f32 fma(f32 x, f32 y, f32 z) { return _mm512_fmadd_ps(x, y, z); }
   // p · 2^n, n integral (vscalefps: one rounding, subnormals and ±inf handled)
   TESSEL_HOST_DEVICE static f32 scale2(f32 p, f32 n) { return _mm512_scalef_ps(p, n); }
+  // the lanes where x < low are zeroed by the mask, not computed (NLT_UQ keeps NaN)
+  TESSEL_HOST_DEVICE static f32 scale2_or_zero(f32 p, f32 n, f32 x, f32 low) {
+    return _mm512_maskz_scalef_ps(_mm512_cmp_ps_mask(x, low, _CMP_NLT_UQ), p, n);
+  }
   // vmaxps / vminps return their second operand where either is NaN (or where equal)
   TESSEL_HOST_DEVICE static f32 max_or_x(f32 c, f32 x) { return _mm512_max_ps(c, x); }
   TESSEL_HOST_DEVICE static f32 min_or_x(f32 c, f32 x) { return _mm512_min_ps(c, x); }

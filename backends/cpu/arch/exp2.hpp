@@ -11,6 +11,14 @@
 // (AVX-512 vscalefps; AVX2 two exact power-of-two factors), so that subnormal
 // results round once, like libm. Special values:
 // −inf and x <= −151 give +0, +inf and x >= 128 give +inf, NaN stays NaN.
+// exp2_weight_batch / exp2_weight_batch_for_bf16 (the softmax's weights): the
+// same bits for x >= −125, and +0 for x < −125 (−inf included) without an
+// underflowing instruction: x is clamped at −125, where 2^f · 2^n >= 2^-125.5
+// is normal, and isa_ops<A>::scale2_or_zero zeroes the lanes below. A weight
+// under 2^-125 of the row's largest (1) is below fp32's rounding of the row
+// sums and of O; masked (−inf) scores are the common case, and an
+// underflowing SIMD multiply or scalef may take a microcode assist where
+// MXCSR's flush-to-zero bit is clear (the default).
 // Templated on the arch tag (ODR: each ISA translation unit has its own copy).
 #pragma once
 #include <cstdint>
@@ -34,12 +42,16 @@ template <class A> TESSEL_HOST_DEVICE xsimd::batch<float, A> scale2_by_halves(xs
   return (p * s1) * s2;
 }
 
-// 2^x with 2^f by the polynomial of the given degree (6 or 4; see above).
-template <int Degree, class A> TESSEL_HOST_DEVICE xsimd::batch<float, A> exp2_batch_of_degree(xsimd::batch<float, A> x) {
+// 2^x with 2^f by the polynomial of the given degree (6 or 4; see above);
+// Weight: +0 below −125 (see above).
+template <int Degree, bool Weight, class A>
+TESSEL_HOST_DEVICE xsimd::batch<float, A> exp2_batch_of_degree(xsimd::batch<float, A> x) {
   static_assert(Degree == 6 || Degree == 4, "exp2: a polynomial of degree 6 or 4");
   using F = xsimd::batch<float, A>;
-  // clamp into [−151, 128] (a NaN goes through unchanged)
-  x = isa_ops<A>::max_or_x(F(-151.0f), x);
+  constexpr float low = Weight ? -125.0f : -151.0f;
+  const F given = x;
+  // clamp into [low, 128] (a NaN goes through unchanged)
+  x = isa_ops<A>::max_or_x(F(low), x);
   x = isa_ops<A>::min_or_x(F(128.0f), x);
   const F n = xsimd::nearbyint(x);
   const F f = x - n;
@@ -58,13 +70,22 @@ template <int Degree, class A> TESSEL_HOST_DEVICE xsimd::batch<float, A> exp2_ba
     p = isa_ops<A>::fma(p, f, F(6.931241964e-1f));
   }
   p = isa_ops<A>::fma(p, f, F(1.0f));
-  return isa_ops<A>::scale2(p, n);
+  if constexpr (Weight)
+    return isa_ops<A>::scale2_or_zero(p, n, given, F(low));
+  else
+    return isa_ops<A>::scale2(p, n);
 }
 template <class A> TESSEL_HOST_DEVICE xsimd::batch<float, A> exp2_batch(xsimd::batch<float, A> x) {
-  return exp2_batch_of_degree<6>(x);
+  return exp2_batch_of_degree<6, false>(x);
 }
 template <class A> TESSEL_HOST_DEVICE xsimd::batch<float, A> exp2_batch_for_bf16(xsimd::batch<float, A> x) {
-  return exp2_batch_of_degree<4>(x);
+  return exp2_batch_of_degree<4, false>(x);
+}
+template <class A> TESSEL_HOST_DEVICE xsimd::batch<float, A> exp2_weight_batch(xsimd::batch<float, A> x) {
+  return exp2_batch_of_degree<6, true>(x);
+}
+template <class A> TESSEL_HOST_DEVICE xsimd::batch<float, A> exp2_weight_batch_for_bf16(xsimd::batch<float, A> x) {
+  return exp2_batch_of_degree<4, true>(x);
 }
 
 }  // namespace tessel::cpu

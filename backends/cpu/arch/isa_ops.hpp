@@ -9,6 +9,9 @@
 //        in[l][k] -> out[k·ld + l]  for l < 8, k < W   (8 lines × W -> W rows of 8)
 //   f32  fma(f32 x, f32 y, f32 z)              x · y + z, one rounding (the instruction, whatever xsimd does)
 //   f32  scale2(f32 p, f32 n)                  p · 2^n for integral n in [−151, 128], one rounding
+//   f32  scale2_or_zero(f32 p, f32 n, f32 x, f32 low)
+//        +0 where x < low, else scale2(p, n) (NaN in x keeps scale2's lane); for
+//        a p · 2^n that is normal, so that no lane underflows (exp2.hpp's weights)
 //   f32  max_or_x(f32 c, f32 x), min_or_x(f32 c, f32 x)
 //        c where c > x (c < x), else x: NaN in x stays (one vmaxps / vminps
 //        with c first, where a compare and a blend spelled the same)
