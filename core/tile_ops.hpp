@@ -304,6 +304,20 @@ struct mma_overwrites<P, Ctx, C, A, B,
                       std::void_t<decltype(P::mma(std::declval<Ctx&>(), std::declval<C&>(), std::declval<A>(),
                                                   std::declval<B>(), 0, 0, false))>> : std::true_type {};
 
+// Optional, per policy: mma_rows_from(ctx, c, a, b, a_row0, b_col0, from): mma's
+// C += A·B, except that the products of the tile's rows before `from` (0 ..
+// from − 1 of C, A's rows a_row0 .. a_row0 + from − 1) may be skipped, leaving
+// those rows of C as they are, for an op whose C there is overwritten after
+// (attention's S on rows that see no key of the step: masked whole) or whose A
+// there is zero (its P on those rows). A policy skips what its layout makes
+// cheap (whole row panels on the CPU's SIMD path) or nothing.
+// mma_rows_from_of says whether policy P has it for these operand types.
+template <class P, class Ctx, class C, class A, class B, class = void> struct mma_rows_from_of : std::false_type {};
+template <class P, class Ctx, class C, class A, class B>
+struct mma_rows_from_of<P, Ctx, C, A, B,
+                        std::void_t<decltype(P::mma_rows_from(std::declval<Ctx&>(), std::declval<C&>(), std::declval<A>(),
+                                                              std::declval<B>(), 0, 0, 0))>> : std::true_type {};
+
 // Optional, per policy: turn_wait(u) and turn_pass(u), for two consumer units
 // of a block taking turns (an attention config's take_turns): turn_wait blocks
 // unit u until the other unit has passed it the turn; turn_pass hands the turn

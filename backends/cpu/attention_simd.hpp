@@ -21,7 +21,8 @@
 //           register transposes; element by element at the edges
 //   mma     S += Q·Kᵀ and O += P·V: an M × NB block of C in MV·NB vector
 //           registers (MV = M / W) over the whole depth; A by vector loads, B by
-//           broadcasts
+//           broadcasts; mma_rows_from: the same without the whole M-row panels
+//           before a row (causal rows that see no key of the step)
 //   store   C tile -> P (a copy) and the epilogue C tile -> global (8 × W
 //           transposes, then rows of vectors, fp16 / bf16 rounded like element.hpp)
 //   map_rows (power_of_two: W rows' exp2 at once)
@@ -133,10 +134,11 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
   }
 
   // ---- shared -> accumulator (warp scope) --------------------------------------
-  // S += Q·Kᵀ: A panels of M rows (vector loads), B = key rows (broadcasts).
+  // S += Q·Kᵀ: A panels of M rows (vector loads), B = key rows (broadcasts);
+  // C's panels i0 .. TM − 1.
   template <class Ctx, int TM, int TN, int R, int K, int RB, int CB>
-  static void mma(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, key_rows<RB, CB>> b,
-                  int a_row0, int b_col0) {
+  static void mma_from_panel(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a,
+                             st<float, key_rows<RB, CB>> b, int a_row0, int b_col0, int i0) {
     static_assert(K == RB, "mma: A's K must equal B's K");
     if constexpr (TN % NB != 0) {
       generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
@@ -145,16 +147,17 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
         generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
         return;
       }
-      for (int i = 0; i < TM; ++i) {
+      for (int i = i0; i < TM; ++i) {
         const float* pa = a.data + (a_row0 / M + i) * (M * K);
         for (int j = 0; j < TN; j += NB) micro_kernel<K, 1, K>(pa, b.data + (b_col0 + j) * K, c.frag[i][j]);
       }
     }
   }
-  // O += P·V: A panels of M rows (vector loads), B = NB-column panels (broadcasts).
+  // O += P·V: A panels of M rows (vector loads), B = NB-column panels
+  // (broadcasts); C's panels i0 .. TM − 1.
   template <class Ctx, int TM, int TN, int R, int K, int RB, int CB>
-  static void mma(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, row_panels<RB, CB, NB>> b,
-                  int a_row0, int b_col0) {
+  static void mma_from_panel(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a,
+                             st<float, row_panels<RB, CB, NB>> b, int a_row0, int b_col0, int i0) {
     static_assert(K == RB, "mma: A's K must equal B's K");
     if constexpr (TN % NB != 0) {
       generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
@@ -165,10 +168,23 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
       }
       for (int j = 0; j < TN; j += NB) {
         const float* pb = b.data + (b_col0 + j) / NB * (K * NB);
-        for (int i = 0; i < TM; ++i)
+        for (int i = i0; i < TM; ++i)
           micro_kernel<K, NB, 1>(a.data + (a_row0 / M + i) * (M * K), pb, c.frag[i][j]);
       }
     }
+  }
+
+  // S += Q·Kᵀ and O += P·V; mma_rows_from (core/tile_ops.hpp) the same from
+  // the M-row panel that holds row `from` on, the whole panels before it skipped.
+  template <class Ctx, int TM, int TN, int R, int K, class LB>
+  static auto mma(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, LB> b, int a_row0, int b_col0)
+      -> decltype(mma_from_panel(ctx, c, a, b, a_row0, b_col0, 0)) {
+    mma_from_panel(ctx, c, a, b, a_row0, b_col0, 0);
+  }
+  template <class Ctx, int TM, int TN, int R, int K, class LB>
+  static auto mma_rows_from(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, LB> b, int a_row0,
+                            int b_col0, int from) -> decltype(mma_from_panel(ctx, c, a, b, a_row0, b_col0, 0)) {
+    mma_from_panel(ctx, c, a, b, a_row0, b_col0, from / M);
   }
 
   // ---- register -> shared / global (warp scope) -------------------------------

@@ -208,7 +208,6 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
   TESSEL_HOST_DEVICE static void compute(U& ctx, state& st, const stage& stg, const problem& p, const work& w, int t) {
     const tile_q sq{reinterpret_cast<smem_t*>(st.resident)};
     const int row0 = unit_row0(ctx);  // this unit's rows within the block
-    const int shift = p.kv_len - p.q_len;
     // Turns (config take_turns, FlashAttention-3's ping-pong): unit 0 and unit 1
     // issue their MMAs alternately, in blocks {P·V(t − 1), S(t)}: block 0 is S(0),
     // block n is P·V(n − 1) (n steps). A unit waits for its turn before a block
@@ -218,6 +217,13 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
     // block; its producer does not wait for the consumers' turns.
     if constexpr (turns)
       if (t == 0 && ctx.unit_index() != 0) P::turn_wait(ctx);
+    const int shift = p.kv_len - p.q_len;
+    const int kv0 = t * BKV, qrow0 = w.q0 + row0;
+    // Causal: this unit's rows before `from` see no key of this step (row r
+    // sees keys kv0 + c <= qrow0 + r + shift), so their S is masked whole and
+    // their P is zero: a policy with mma_rows_from may skip their products.
+    int from = p.causal ? kv0 - qrow0 - shift : 0;
+    from = from < 0 ? 0 : from > WQ ? WQ : from;
     s_tile sc;
     // Where the policy's mma can overwrite (mma_overwrites: sm90's wgmma), S is
     // set, not zeroed and added to: a zeroing of S's registers while the
@@ -226,13 +232,12 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
       P::mma(ctx, sc, sq, stg.kt, row0, 0, false);
     } else {
       P::zero(sc);
-      P::mma(ctx, sc, sq, stg.kt, row0, 0);
+      mma_from_row(ctx, sc, sq, stg.kt, row0, from);
     }
     if constexpr (turns) P::turn_pass(ctx);
     // S is complete, and so is the previous step's P·V into O (the softmax rescales O).
     P::template mma_wait<0>(sc);
     P::template mma_wait<0>(st.o);
-    const int kv0 = t * BKV, qrow0 = w.q0 + row0;
     const int kv_len = p.kv_len;
     const bool causal = p.causal;
     // S stays raw (the scale rides in the exp2's FMA); masking only where
@@ -255,8 +260,20 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
       const tile_p sp{reinterpret_cast<smem_t*>(st.resident + q_bytes)};
       P::store(ctx, sp, sc, row0, 0);  // P as this warp's rows of an A operand
       ctx.sync();
-      P::mma(ctx, st.o, sp, stg.v, row0, 0);
+      mma_from_row(ctx, st.o, sp, stg.v, row0, from);
     }
+  }
+  // C += A·B (A's rows from a_row0), the rows before `from` skipped where the
+  // policy has mma_rows_from (core/tile_ops.hpp), else the plain mma.
+  template <class U, class C, class A, class B>
+  TESSEL_HOST_DEVICE static void mma_from_row(U& ctx, C& c, A a, B b, int a_row0, int from) {
+    if constexpr (mma_rows_from_of<P, U, C, A, B>::value) {
+      if (from > 0) {
+        P::mma_rows_from(ctx, c, a, b, a_row0, 0, from);
+        return;
+      }
+    }
+    P::mma(ctx, c, a, b, a_row0, 0);
   }
   // After compute() at most one step's MMAs (its P·V) are in flight: it waited
   // for all before, so retire<N ≥ 1> has nothing to wait for (and touching O
