@@ -219,11 +219,14 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
       if (t == 0 && ctx.unit_index() != 0) P::turn_wait(ctx);
     const int shift = p.kv_len - p.q_len;
     const int kv0 = t * BKV, qrow0 = w.q0 + row0;
-    // Causal: this unit's rows before `from` see no key of this step (row r
-    // sees keys kv0 + c <= qrow0 + r + shift), so their S is masked whole and
-    // their P is zero: a policy with mma_rows_from may skip their products.
-    int from = p.causal ? kv0 - qrow0 - shift : 0;
-    from = from < 0 ? 0 : from > WQ ? WQ : from;
+    const int kv_len = p.kv_len;
+    const bool causal = p.causal;
+    // This step's mask: keys past kv_len, and (causal) key kv0 + c > qrow0 + r + shift.
+    const hide_keys hide{kv_len - kv0, causal ? qrow0 + shift - kv0 + 1 : kv_len - kv0};
+    // This unit's rows before `from` see no key of this step, so their S is
+    // masked whole and their P is zero: a policy with mma_rows_from may skip
+    // their products.
+    const int from = hide.rows_without_keys(WQ);
     s_tile sc;
     // Where the policy's mma can overwrite (mma_overwrites: sm90's wgmma), S is
     // set, not zeroed and added to: a zeroing of S's registers while the
@@ -238,15 +241,10 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
     // S is complete, and so is the previous step's P·V into O (the softmax rescales O).
     P::template mma_wait<0>(sc);
     P::template mma_wait<0>(st.o);
-    const int kv_len = p.kv_len;
-    const bool causal = p.causal;
     // S stays raw (the scale rides in the exp2's FMA); masking only where
     // this warp's rows meet a hidden key in this tile.
     const bool all_visible = kv0 + BKV <= kv_len && (!causal || kv0 + BKV - 1 <= qrow0 + shift);
-    if (!all_visible) {  // keys past kv_len, and (causal) key kv0 + c > qrow0 + r + shift
-      const int visible = kv_len - kv0;
-      P::map(ctx, sc, hide_keys{visible, causal ? qrow0 + shift - kv0 + 1 : visible});
-    }
+    if (!all_visible) P::map(ctx, sc, hide);
     online_softmax_step(ctx, sc, p.scale_log2, st.o, st.rows);
     if constexpr (p_regs) {
       rt_a<atom, WQ, BKV> pa;
