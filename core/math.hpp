@@ -54,12 +54,8 @@ struct hide_keys {
   int visible, diagonal;
   TESSEL_HOST_DEVICE int hidden_from(int r) const { return r + diagonal < visible ? r + diagonal : visible; }
   TESSEL_HOST_DEVICE float operator()(float x, int r, int c) const { return c < hidden_from(r) ? x : neg_infinity(); }
-  // How many of a tile's first `rows` rows keep no column (hidden_from(r) <= 0):
-  // causal rows that see no key of the tile; 0 without a causal mask.
-  TESSEL_HOST_DEVICE int rows_without_keys(int rows) const {
-    const int n = visible <= 0 ? rows : 1 - diagonal;
-    return n < 0 ? 0 : n > rows ? rows : n;
-  }
+  // Whether every row keeps its first `cols` columns (hidden_from never falls as r grows: row 0 has the fewest).
+  TESSEL_HOST_DEVICE bool hides_none(int cols) const { return hidden_from(0) >= cols; }
 };
 
 }  // namespace tessel

@@ -304,19 +304,33 @@ struct mma_overwrites<P, Ctx, C, A, B,
                       std::void_t<decltype(P::mma(std::declval<Ctx&>(), std::declval<C&>(), std::declval<A>(),
                                                   std::declval<B>(), 0, 0, false))>> : std::true_type {};
 
-// Optional, per policy: mma_rows_from(ctx, c, a, b, a_row0, b_col0, from): mma's
-// C += A·B, except that the products of the tile's rows before `from` (0 ..
-// from − 1 of C, A's rows a_row0 .. a_row0 + from − 1) may be skipped, leaving
-// those rows of C as they are, for an op whose C there is overwritten after
-// (attention's S on rows that see no key of the step: masked whole) or whose A
-// there is zero (its P on those rows). A policy skips what its layout makes
-// cheap (whole row panels on the CPU's SIMD path) or nothing.
-// mma_rows_from_of says whether policy P has it for these operand types.
-template <class P, class Ctx, class C, class A, class B, class = void> struct mma_rows_from_of : std::false_type {};
-template <class P, class Ctx, class C, class A, class B>
-struct mma_rows_from_of<P, Ctx, C, A, B,
-                        std::void_t<decltype(P::mma_rows_from(std::declval<Ctx&>(), std::declval<C&>(), std::declval<A>(),
-                                                              std::declval<B>(), 0, 0, 0))>> : std::true_type {};
+// Optional, per policy: mma_skipping(ctx, c, a, b, a_row0, b_col0, skip, accumulate):
+// mma's C = A·B (+ C where accumulate), except that products a mask says no one
+// needs may be skipped. The mask (core/math.hpp's hide_keys) hides, in row r of
+// C (A's row a_row0 + r), the columns from mask.hidden_from(r) on, a bound that
+// never falls as r grows. By skip's type:
+//   masked_c<Mask>  C's hidden entries (r, c): B's column b_col0 + c, c >=
+//                   hidden_from(r) — are overwritten after the call (attention's
+//                   S, masked): their values after it are unspecified;
+//   masked_a<Mask>  A's hidden entries (r, k): A's row a_row0 + r, column k >=
+//                   hidden_from(r) — are zero (attention's P): C is the plain
+//                   mma's wherever B is finite (a skipped product is one of a zero).
+// A policy skips what its layout makes cheap (whole rows of panels, column
+// panels, depth slices) or nothing. mma_skipping_of says whether policy P has
+// it for these operand types and this skip.
+template <class Mask> struct masked_c {
+  Mask mask;
+};
+template <class Mask> struct masked_a {
+  Mask mask;
+};
+template <class P, class Ctx, class C, class A, class B, class Skip, class = void>
+struct mma_skipping_of : std::false_type {};
+template <class P, class Ctx, class C, class A, class B, class Skip>
+struct mma_skipping_of<P, Ctx, C, A, B, Skip,
+                       std::void_t<decltype(P::mma_skipping(std::declval<Ctx&>(), std::declval<C&>(), std::declval<A>(),
+                                                            std::declval<B>(), 0, 0, std::declval<Skip>(), true))>>
+    : std::true_type {};
 
 // Optional, per policy: turn_wait(u) and turn_pass(u), for two consumer units
 // of a block taking turns (an attention config's take_turns): turn_wait blocks

@@ -21,8 +21,9 @@
 //           register transposes; element by element at the edges
 //   mma     S += Q·Kᵀ and O += P·V: an M × NB block of C in MV·NB vector
 //           registers (MV = M / W) over the whole depth; A by vector loads, B by
-//           broadcasts; mma_rows_from: the same without the whole M-row panels
-//           before a row (causal rows that see no key of the step)
+//           broadcasts; mma_skipping: the same without the column blocks of
+//           S that a panel's rows all hide, and P·V without the depth past a
+//           panel's last visible key (the whole panel where it sees none)
 //   store   C tile -> P (a copy) and the epilogue C tile -> global (8 × W
 //           transposes, then rows of vectors, fp16 / bf16 rounded like element.hpp)
 //   map_rows (power_of_two: W rows' exp2 at once)
@@ -134,57 +135,78 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
   }
 
   // ---- shared -> accumulator (warp scope) --------------------------------------
-  // S += Q·Kᵀ: A panels of M rows (vector loads), B = key rows (broadcasts);
-  // C's panels i0 .. TM − 1.
-  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB>
-  static void mma_from_panel(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a,
-                             st<float, key_rows<RB, CB>> b, int a_row0, int b_col0, int i0) {
+  // S = Q·Kᵀ (+ S where accumulate): A panels of M rows (vector loads), B = key
+  // rows (broadcasts). Panel i computes the column blocks before ends(i) (TN
+  // for all: the plain mma), the others set to zero or, where accumulate, kept.
+  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB, class Ends>
+  static void mma_panels(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, key_rows<RB, CB>> b,
+                         int a_row0, int b_col0, bool accumulate, Ends ends) {
     static_assert(K == RB, "mma: A's K must equal B's K");
-    if constexpr (TN % NB != 0) {
+    if (TN % NB != 0 || a_row0 % M != 0) {
+      if (!accumulate) generic_tile_ops::zero(c);
       generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
-    } else {
-      if (a_row0 % M != 0) {
-        generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
-        return;
-      }
-      for (int i = i0; i < TM; ++i) {
-        const float* pa = a.data + (a_row0 / M + i) * (M * K);
-        for (int j = 0; j < TN; j += NB) micro_kernel<K, 1, K>(pa, b.data + (b_col0 + j) * K, c.frag[i][j]);
+      return;
+    }
+    for (int i = 0; i < TM; ++i) {
+      const float* pa = a.data + (a_row0 / M + i) * (M * K);
+      const int end = ends(i);
+      for (int j = 0; j < TN; j += NB) {
+        if (j < end) micro_kernel<1, K>(pa, b.data + (b_col0 + j) * K, c.frag[i][j], K, accumulate);
+        else if (!accumulate) std::memset(c.frag[i][j], 0, sizeof(float) * M * NB);
       }
     }
   }
-  // O += P·V: A panels of M rows (vector loads), B = NB-column panels
-  // (broadcasts); C's panels i0 .. TM − 1.
-  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB>
-  static void mma_from_panel(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a,
-                             st<float, row_panels<RB, CB, NB>> b, int a_row0, int b_col0, int i0) {
+  // O = P·V (+ O where accumulate): A panels of M rows (vector loads), B =
+  // NB-column panels (broadcasts). Panel i takes the depth before depths(i)
+  // (K for all: the plain mma).
+  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB, class Depths>
+  static void mma_panels(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a,
+                         st<float, row_panels<RB, CB, NB>> b, int a_row0, int b_col0, bool accumulate, Depths depths) {
     static_assert(K == RB, "mma: A's K must equal B's K");
-    if constexpr (TN % NB != 0) {
+    if (TN % NB != 0 || a_row0 % M != 0 || b_col0 % NB != 0) {
+      if (!accumulate) generic_tile_ops::zero(c);
       generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
-    } else {
-      if (a_row0 % M != 0 || b_col0 % NB != 0) {
-        generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
-        return;
-      }
-      for (int j = 0; j < TN; j += NB) {
-        const float* pb = b.data + (b_col0 + j) / NB * (K * NB);
-        for (int i = i0; i < TM; ++i)
-          micro_kernel<K, NB, 1>(a.data + (a_row0 / M + i) * (M * K), pb, c.frag[i][j]);
+      return;
+    }
+    for (int j = 0; j < TN; j += NB) {
+      const float* pb = b.data + (b_col0 + j) / NB * (K * NB);
+      for (int i = 0; i < TM; ++i) {
+        const int depth = depths(i);
+        if (depth > 0 || !accumulate)
+          micro_kernel<NB, 1>(a.data + (a_row0 / M + i) * (M * K), pb, c.frag[i][j], depth, accumulate);
       }
     }
+  }
+  // Panel i's first column (S) or depth (P) that a mask hides in all its rows:
+  // its last row's (hidden_from never falls as the row grows), clamped to [0, n].
+  template <class Mask> static int panel_end(const Mask& m, int i, int n) {
+    const int e = m.hidden_from(i * M + M - 1);
+    return e < 0 ? 0 : e > n ? n : e;
   }
 
-  // S += Q·Kᵀ and O += P·V; mma_rows_from (core/tile_ops.hpp) the same from
-  // the M-row panel that holds row `from` on, the whole panels before it skipped.
-  template <class Ctx, int TM, int TN, int R, int K, class LB>
-  static auto mma(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, LB> b, int a_row0, int b_col0)
-      -> decltype(mma_from_panel(ctx, c, a, b, a_row0, b_col0, 0)) {
-    mma_from_panel(ctx, c, a, b, a_row0, b_col0, 0);
+  // S += Q·Kᵀ and O += P·V; mma_skipping (core/tile_ops.hpp) without S's
+  // column blocks that all of a panel's rows hide (masked_c) and without the
+  // depth past a panel's last visible key (masked_a: P is zero there).
+  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB>
+  static void mma(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, key_rows<RB, CB>> b,
+                  int a_row0, int b_col0) {
+    mma_panels(ctx, c, a, b, a_row0, b_col0, true, [](int) { return TN; });
   }
-  template <class Ctx, int TM, int TN, int R, int K, class LB>
-  static auto mma_rows_from(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, LB> b, int a_row0,
-                            int b_col0, int from) -> decltype(mma_from_panel(ctx, c, a, b, a_row0, b_col0, 0)) {
-    mma_from_panel(ctx, c, a, b, a_row0, b_col0, from / M);
+  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB>
+  static void mma(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, row_panels<RB, CB, NB>> b,
+                  int a_row0, int b_col0) {
+    mma_panels(ctx, c, a, b, a_row0, b_col0, true, [](int) { return K; });
+  }
+  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB, class Mask>
+  static void mma_skipping(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, key_rows<RB, CB>> b,
+                           int a_row0, int b_col0, masked_c<Mask> skip, bool accumulate) {
+    mma_panels(ctx, c, a, b, a_row0, b_col0, accumulate, [&](int i) { return panel_end(skip.mask, i, TN); });
+  }
+  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB, class Mask>
+  static void mma_skipping(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a,
+                           st<float, row_panels<RB, CB, NB>> b, int a_row0, int b_col0, masked_a<Mask> skip,
+                           bool accumulate) {
+    mma_panels(ctx, c, a, b, a_row0, b_col0, accumulate, [&](int i) { return panel_end(skip.mask, i, K); });
   }
 
   // ---- register -> shared / global (warp scope) -------------------------------
@@ -282,13 +304,14 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
   }
 
  private:
-  // C (M × NB at c: column n at c + n·M) += A (M × K panel at a: column k at a + k·M)
-  //   · B (K × NB: (k, n) at b[k·BK + n·BN]).
-  template <int K, int BK, int BN> static void micro_kernel(const float* a, const float* b, float* c) {
+  // C (M × NB at c: column n at c + n·M) = A (M × depth panel at a: column k at
+  // a + k·M) · B (depth × NB: (k, n) at b[k·BK + n·BN]), + C where accumulate.
+  template <int BK, int BN>
+  static void micro_kernel(const float* a, const float* b, float* c, int depth, bool accumulate) {
     vec acc[NB][MV];
     for (int n = 0; n < NB; ++n)
-      for (int w = 0; w < MV; ++w) acc[n][w] = vec::load_aligned(c + n * M + w * W);
-    for (int k = 0; k < K; ++k) {
+      for (int w = 0; w < MV; ++w) acc[n][w] = accumulate ? vec::load_aligned(c + n * M + w * W) : vec(0.0f);
+    for (int k = 0; k < depth; ++k) {
       vec av[MV];
       for (int w = 0; w < MV; ++w) av[w] = vec::load_aligned(a + k * M + w * W);
       for (int n = 0; n < NB; ++n) {

@@ -15,7 +15,10 @@
 //   mma           a 32 × 32 micro-block of C at a time in tile registers 0-3
 //                 (C00 C01 / C10 C11), two A sub-tiles in 4-5 and two B
 //                 sub-tiles in 6-7 per 32-deep slice: four tdpbf16ps per slice;
-//                 slices and micro-blocks that are all padding skipped
+//                 slices and micro-blocks that are all padding skipped;
+//                 mma_skipping (attention): also the micro-blocks of S whose
+//                 entries a mask all hides, and P·V's slices past a
+//                 micro-block row's last visible key
 //   store         simd_policy's epilogue on the 16 × 16 row-major fragments
 //   schedule      packed_schedule on the raster's runs (Tuning::run_rows × run_cols)
 // Attention takes the same loads (Q as A, Kᵀ and V as B panels) and mma (S = Q·Kᵀ,
@@ -75,6 +78,7 @@ struct amx_policy : amx_attention_ops<Base, AttnTuning> {
   using attention_ops = amx_attention_ops<Base, AttnTuning>;
   using attention_ops::load;
   using attention_ops::mma;
+  using attention_ops::mma_skipping;
   using attention_ops::store;
 
   using amx_config = amx_gemm_config<amx_policy, Tuning>;
@@ -166,6 +170,41 @@ struct amx_policy : amx_attention_ops<Base, AttnTuning> {
   template <class Ctx, int TM, int TN, int R, int C, int RB, int CB>
   static void mma(Ctx& ctx, rt<amx_atom, operand::c, TM, TN>& c, st<bf16, amx_a<R, C>> a, st<bf16, amx_b<RB, CB>> b,
                   int a_row0, int b_col0, bool accumulate) {
+    mma_blocks(ctx, c, a, b, a_row0, b_col0, accumulate, [](int) { return 1 << 30; }, [](int) { return 1 << 30; });
+  }
+  template <class Ctx, int TM, int TN, int R, int C, int RB, int CB>
+  static void mma(Ctx& ctx, rt<amx_atom, operand::c, TM, TN>& c, st<bf16, amx_a<R, C>> a, st<bf16, amx_b<RB, CB>> b,
+                  int a_row0, int b_col0) {
+    mma(ctx, c, a, b, a_row0, b_col0, true);
+  }
+  // mma_skipping (core/tile_ops.hpp): micro-block row i (C's rows 32i ..
+  // 32i + 31) without the micro-blocks whose columns all its rows hide
+  // (masked_c: attention's S; zeroed where accumulate is false) or without the
+  // 32-deep slices past its last visible key (masked_a: attention's P is zero
+  // there): hidden_from of the micro-block's last row, which never falls as the
+  // row grows, bounds what every row of it needs.
+  template <class Ctx, int TM, int TN, int R, int C, int RB, int CB, class Mask>
+  static void mma_skipping(Ctx& ctx, rt<amx_atom, operand::c, TM, TN>& c, st<bf16, amx_a<R, C>> a,
+                           st<bf16, amx_b<RB, CB>> b, int a_row0, int b_col0, masked_c<Mask> skip, bool accumulate) {
+    mma_blocks(
+        ctx, c, a, b, a_row0, b_col0, accumulate, [&](int i) { return skip.mask.hidden_from(32 * i + 31); },
+        [](int) { return 1 << 30; });
+  }
+  template <class Ctx, int TM, int TN, int R, int C, int RB, int CB, class Mask>
+  static void mma_skipping(Ctx& ctx, rt<amx_atom, operand::c, TM, TN>& c, st<bf16, amx_a<R, C>> a,
+                           st<bf16, amx_b<RB, CB>> b, int a_row0, int b_col0, masked_a<Mask> skip, bool accumulate) {
+    mma_blocks(
+        ctx, c, a, b, a_row0, b_col0, accumulate, [](int) { return 1 << 30; },
+        [&](int i) { return skip.mask.hidden_from(32 * i + 31); });
+  }
+
+  // The mma on 32 × 32 micro-blocks; micro-block row i computes the column
+  // micro-blocks j with 32j < col_end(i) (the others zeroed where accumulate is
+  // false, else kept) over the slices before depth_end(i).
+  template <class Ctx, int TM, int TN, int R, int C, int RB, int CB, class ColEnd, class DepthEnd>
+  static void mma_blocks(Ctx& ctx, rt<amx_atom, operand::c, TM, TN>& c, st<bf16, amx_a<R, C>> a,
+                         st<bf16, amx_b<RB, CB>> b, int a_row0, int b_col0, bool accumulate, ColEnd col_end,
+                         DepthEnd depth_end) {
     static_assert(C == RB, "mma: A's K must equal B's K");
     if constexpr (TM % 2 != 0 || TN % 2 != 0) {
       Base::portable_mma(ctx, c, a, b, a_row0, b_col0, accumulate);
@@ -200,6 +239,13 @@ struct amx_policy : amx_attention_ops<Base, AttnTuning> {
           float* c01 = c.frag[2 * i][2 * j + 1];
           float* c10 = c.frag[2 * i + 1][2 * j];
           float* c11 = c.frag[2 * i + 1][2 * j + 1];
+          if (32 * j >= col_end(i)) {  // columns every row of this micro-block row hides
+            if (!accumulate)
+              for (float* f : {c00, c01, c10, c11}) std::memset(f, 0, sizeof c.frag[0][0]);
+            continue;
+          }
+          const int need = (depth_end(i) + 31) / 32, used = need < 0 ? 0 : need < slices ? need : slices;
+          if (used == 0 && accumulate) continue;
           if (accumulate) {
             Tiles::template load<0>(c00, row);
             Tiles::template load<1>(c01, row);
@@ -211,7 +257,7 @@ struct amx_policy : amx_attention_ops<Base, AttnTuning> {
             Tiles::template zero<2>();
             Tiles::template zero<3>();
           }
-          for (int s = 0; s < slices; ++s) {
+          for (int s = 0; s < used; ++s) {
             Tiles::template load<4>(a0 + s * 512, row);
             Tiles::template load<6>(b0 + s * 512, row);
             Tiles::template dp<0, 4, 6>();
@@ -230,12 +276,6 @@ struct amx_policy : amx_attention_ops<Base, AttnTuning> {
       if (own) Tiles::release();
     }
   }
-  template <class Ctx, int TM, int TN, int R, int C, int RB, int CB>
-  static void mma(Ctx& ctx, rt<amx_atom, operand::c, TM, TN>& c, st<bf16, amx_a<R, C>> a, st<bf16, amx_b<RB, CB>> b,
-                  int a_row0, int b_col0) {
-    mma(ctx, c, a, b, a_row0, b_col0, true);
-  }
-
   // ---- accumulator -> global: the epilogue (warp scope) ------------------------
   template <class Ctx, int TM, int TN, class TD>
   static void store(Ctx&, const gmatrix<TD>& dst, const rt<amx_atom, operand::c, TM, TN>& t, int row0, int col0,

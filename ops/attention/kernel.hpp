@@ -221,29 +221,34 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
     const int kv0 = t * BKV, qrow0 = w.q0 + row0;
     const int kv_len = p.kv_len;
     const bool causal = p.causal;
-    // This step's mask: keys past kv_len, and (causal) key kv0 + c > qrow0 + r + shift.
+    // This step's mask: keys past kv_len, and (causal) key kv0 + c > qrow0 + r + shift;
+    // all_visible: none of this unit's rows meets a hidden key in this tile.
     const hide_keys hide{kv_len - kv0, causal ? qrow0 + shift - kv0 + 1 : kv_len - kv0};
-    // This unit's rows before `from` see no key of this step, so their S is
-    // masked whole and their P is zero: a policy with mma_rows_from may skip
-    // their products.
-    const int from = hide.rows_without_keys(WQ);
+    const bool all_visible = hide.hides_none(BKV);
+    // Where some are hidden, S's hidden entries are overwritten by the mask below
+    // and P is zero there: a policy with mma_skipping (core/tile_ops.hpp) may
+    // skip their products (causal rows that see no key of the step; keys past
+    // the unit's last row).
+    constexpr bool skip_s = mma_skipping_of<P, U, s_tile, tile_q, tile_kt, masked_c<hide_keys>>::value;
+    constexpr bool skip_o = mma_skipping_of<P, U, o_tile, tile_p, tile_v, masked_a<hide_keys>>::value;
     s_tile sc;
-    // Where the policy's mma can overwrite (mma_overwrites: sm90's wgmma), S is
-    // set, not zeroed and added to: a zeroing of S's registers while the
-    // previous step's P·V is in flight made ptxas wait for that P·V (C7517).
-    if constexpr (mma_overwrites<P, U, s_tile, tile_q, tile_kt>::value) {
+    if (skip_s && !all_visible) {
+      if constexpr (skip_s) P::mma_skipping(ctx, sc, sq, stg.kt, row0, 0, masked_c<hide_keys>{hide}, false);
+    } else if constexpr (mma_overwrites<P, U, s_tile, tile_q, tile_kt>::value) {
+      // Where the policy's mma can overwrite (sm90's wgmma), S is set, not
+      // zeroed and added to: a zeroing of S's registers while the previous
+      // step's P·V is in flight made ptxas wait for that P·V (C7517).
       P::mma(ctx, sc, sq, stg.kt, row0, 0, false);
     } else {
       P::zero(sc);
-      mma_from_row(ctx, sc, sq, stg.kt, row0, from);
+      P::mma(ctx, sc, sq, stg.kt, row0, 0);
     }
     if constexpr (turns) P::turn_pass(ctx);
     // S is complete, and so is the previous step's P·V into O (the softmax rescales O).
     P::template mma_wait<0>(sc);
     P::template mma_wait<0>(st.o);
     // S stays raw (the scale rides in the exp2's FMA); masking only where
-    // this warp's rows meet a hidden key in this tile.
-    const bool all_visible = kv0 + BKV <= kv_len && (!causal || kv0 + BKV - 1 <= qrow0 + shift);
+    // this unit's rows meet a hidden key in this tile.
     if (!all_visible) P::map(ctx, sc, hide);
     online_softmax_step(ctx, sc, p.scale_log2, st.o, st.rows);
     if constexpr (p_regs) {
@@ -258,20 +263,12 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
       const tile_p sp{reinterpret_cast<smem_t*>(st.resident + q_bytes)};
       P::store(ctx, sp, sc, row0, 0);  // P as this warp's rows of an A operand
       ctx.sync();
-      mma_from_row(ctx, st.o, sp, stg.v, row0, from);
-    }
-  }
-  // C += A·B (A's rows from a_row0), the rows before `from` skipped where the
-  // policy has mma_rows_from (core/tile_ops.hpp), else the plain mma.
-  template <class U, class C, class A, class B>
-  TESSEL_HOST_DEVICE static void mma_from_row(U& ctx, C& c, A a, B b, int a_row0, int from) {
-    if constexpr (mma_rows_from_of<P, U, C, A, B>::value) {
-      if (from > 0) {
-        P::mma_rows_from(ctx, c, a, b, a_row0, 0, from);
-        return;
+      if (skip_o && !all_visible) {
+        if constexpr (skip_o) P::mma_skipping(ctx, st.o, sp, stg.v, row0, 0, masked_a<hide_keys>{hide}, true);
+      } else {
+        P::mma(ctx, st.o, sp, stg.v, row0, 0);
       }
     }
-    P::mma(ctx, c, a, b, a_row0, 0);
   }
   // After compute() at most one step's MMAs (its P·V) are in flight: it waited
   // for all before, so retire<N ≥ 1> has nothing to wait for (and touching O

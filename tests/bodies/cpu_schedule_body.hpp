@@ -17,7 +17,8 @@
 //     pieces by the op's unit costs (by count without them); its arenas
 //     (with_threads: the concurrency asked for, kept per thread and count);
 //   * the SIMD policies' overwriting mma (every fragment written), and their
-//     attention mma_rows_from (rows from `from` the mma's, the others kept or the mma's);
+//     attention mma_skipping (the products a mask hides, in the SIMD blocks,
+//     and no others: tests/cpu/mma_skipping_check.hpp);
 //   * the reuse itself: the number of operand copies the packed schedule
 //     makes on one thread equals, per run of the raster and step, one copy
 //     of each A tile (block row) and of each B tile (block column) in it;
@@ -37,6 +38,7 @@
 
 #include <tbb/task_arena.h>
 
+#include "cpu/mma_skipping_check.hpp"
 #include "param_name.hpp"
 #include "seed.hpp"
 #include "tessel/core/pipeline.hpp"
@@ -467,69 +469,31 @@ TEST(PolicyMma, WithoutAccumulateOverwritesEveryFragment) {
   else GTEST_SKIP() << "the " << policy_name << " policy's GEMM mma only accumulates";
 }
 
-// mma_rows_from (core/tile_ops.hpp; the SIMD policies have it for attention's
-// S = Q·Kᵀ and O += P·V, the scalar one not): over the same accumulator of
-// random values, every row from `from` on is bit for bit the plain mma's, and
-// every row before it is either left as it was or the plain mma's.
-template <class P, class C, class A, class B> void expect_rows_from(const char* what, const A& a, const B& b) {
-  using atom = typename C::atom;
-  std::mt19937_64 rng(case_seed(std::string("rows_from") + what));
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  auto start = std::make_unique<C>(), plain = std::make_unique<C>(), got = std::make_unique<C>();
-  for (int i = 0; i < C::tiles_r; ++i)
-    for (int j = 0; j < C::tiles_c; ++j)
-      for (float& x : start->frag[i][j]) x = dist(rng);
-  cpu::context ctx{0, 1, 0, nullptr};
-  *plain = *start;
-  P::mma(ctx, *plain, a, b, 0, 0);
-  constexpr int rows = C::tiles_r * atom::M;
-  for (const int from : {0, 1, atom::M - 1, atom::M, atom::M + 3, rows - 1, rows}) {
-    *got = *start;
-    P::mma_rows_from(ctx, *got, a, b, 0, 0, from);
-    long wrong = 0, skipped = 0;
-    for (int i = 0; i < C::tiles_r; ++i)
-      for (int j = 0; j < C::tiles_c; ++j)
-        for (int v = 0; v < C::values; ++v) {
-          const int row = i * atom::M + atom::c_coord(0, v).row;
-          const bool same = std::memcmp(&got->frag[i][j][v], &plain->frag[i][j][v], sizeof(float)) == 0;
-          const bool kept = std::memcmp(&got->frag[i][j][v], &start->frag[i][j][v], sizeof(float)) == 0;
-          wrong += row >= from ? !same : !(same || kept);
-          skipped += !same && kept;
-        }
-    EXPECT_EQ(wrong, 0) << what << ", from " << from << ": elements neither the mma's nor (before from) kept";
-    if (from >= atom::M) EXPECT_GT(skipped, 0) << what << ", from " << from << ": a whole panel before from, not skipped";
-  }
-}
-TEST(PolicyMma, RowsFromSkipsOnlyRowsBeforeFrom) {
+// mma_skipping (core/tile_ops.hpp; the SIMD policies have it for attention's
+// S = Q·Kᵀ and O += P·V, the scalar one not): tests/cpu/mma_skipping_check.hpp,
+// with the SIMD path's granularity: S's M-row × NB-column blocks, P's depth by
+// keys.
+TEST(PolicyMma, SkippingSkipsOnlyHiddenProducts) {
   if (!policy_available()) GTEST_SKIP() << "this CPU cannot run the " << policy_name << " policy";
-  using Op = ops::attention_stages<packed_policy, float, 128>;
-  constexpr bool has_s = mma_rows_from_of<packed_policy, cpu::context, typename Op::s_tile, typename Op::tile_q,
-                                          typename Op::tile_kt>::value;
-  constexpr bool has_o = mma_rows_from_of<packed_policy, cpu::context, typename Op::o_tile, typename Op::tile_p,
-                                          typename Op::tile_v>::value;
-  static_assert(has_s == (TESSEL_SCHEDULE_TEST_POLICY != 0) && has_o == has_s,
-                "the SIMD policies' attention mma skip rows (mma_rows_from)");
-  if constexpr (has_s) {
-    using tq = typename Op::tile_q;
-    using tk = typename Op::tile_kt;
-    using tp = typename Op::tile_p;
-    using tv = typename Op::tile_v;
-    std::mt19937_64 rng(case_seed("rows_from_operands"));
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    // the four operands, each 128-byte aligned as a stage's tiles are
-    constexpr int sizes[] = {tq::layout::size, tk::layout::size, tp::layout::size, tv::layout::size};
-    std::vector<float> storage(std::size_t(sizes[0] + sizes[1] + sizes[2] + sizes[3]) + 4 * 32 + 32);
-    float* at = storage.data() + (128 - reinterpret_cast<std::uintptr_t>(storage.data()) % 128) % 128 / sizeof(float);
-    float* operand[4];
-    for (int o = 0; o < 4; ++o) {
-      operand[o] = at;
-      for (int e = 0; e < sizes[o]; ++e) at[e] = dist(rng);
-      at += (sizes[o] + 31) / 32 * 32;
-    }
-    expect_rows_from<packed_policy, typename Op::s_tile>("S = Q·Kᵀ", tq{operand[0]}, tk{operand[1]});
-    expect_rows_from<packed_policy, typename Op::o_tile>("O += P·V", tp{operand[2]}, tv{operand[3]});
-  } else {
-    GTEST_SKIP() << "the " << policy_name << " policy's attention mma has no mma_rows_from";
+  for (const bool hd64 : {false, true}) {
+    auto run = [&](auto d) {
+      constexpr int D = decltype(d)::value;
+      using Op = ops::attention_stages<packed_policy, float, D>;
+      constexpr bool has_s = mma_skipping_of<packed_policy, cpu::context, typename Op::s_tile, typename Op::tile_q,
+                                             typename Op::tile_kt, masked_c<hide_keys>>::value;
+      constexpr bool has_o = mma_skipping_of<packed_policy, cpu::context, typename Op::o_tile, typename Op::tile_p,
+                                             typename Op::tile_v, masked_a<hide_keys>>::value;
+      static_assert(has_s == (TESSEL_SCHEDULE_TEST_POLICY != 0) && has_o == has_s,
+                    "the SIMD policies' attention mma skip hidden products (mma_skipping)");
+      if constexpr (has_s) {
+        expect_mma_skipping<packed_policy, Op, float>(D == 64 ? "hd 64" : "hd 128", Op::cfg::M, Op::cfg::NB, 1);
+        return true;
+      } else {
+        return false;
+      }
+    };
+    const bool ran = hd64 ? run(std::integral_constant<int, 64>{}) : run(std::integral_constant<int, 128>{});
+    if (!ran) GTEST_SKIP() << "the " << policy_name << " policy's attention mma has no mma_skipping";
   }
 }
 

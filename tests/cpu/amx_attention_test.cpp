@@ -47,6 +47,7 @@
 #include "reference_attention.hpp"
 #include "seed.hpp"
 #include "cpu/amx_test_policies.hpp"
+#include "cpu/mma_skipping_check.hpp"
 #include "tessel/ops/attention/dispatch.hpp"
 #include "tessel/tessel.hpp"
 
@@ -342,6 +343,18 @@ TEST(AmxAttentionEmulated, MaskMatchesTheGenericMap) {
         for (float x : g) finite += !(std::isinf(x) && x < 0);
     EXPECT_EQ(finite, kept) << "visible " << m.visible << ", diagonal " << m.diagonal;
   }
+}
+
+// mma_skipping on the AMX tiles (policy_amx.hpp: 32 × 32 micro-blocks of S,
+// 32-deep slices of P·V): tests/cpu/mma_skipping_check.hpp, on 64 and 128 keys
+// a step and hd 64 / 128, the tile instructions emulated.
+TEST(AmxAttentionEmulated, SkippingSkipsOnlyHiddenProducts) {
+  expect_mma_skipping<emulated, ops::attention_stages<emulated, bf16, 64>, bf16>("64 keys, hd 64", 32, 32, 32);
+  expect_mma_skipping<emulated, ops::attention_stages<emulated, bf16, 128>, bf16>("64 keys, hd 128", 32, 32, 32);
+  expect_mma_skipping<emulated_wide, ops::attention_stages<emulated_wide, bf16, 64>, bf16>("128 keys, hd 64", 32, 32,
+                                                                                          32);
+  expect_mma_skipping<emulated_wide, ops::attention_stages<emulated_wide, bf16, 128>, bf16>("128 keys, hd 128", 32,
+                                                                                            32, 32);
 }
 
 // The tile configuration's lifetime (policy_amx.hpp, task_scope): a launch on
