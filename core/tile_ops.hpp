@@ -312,8 +312,9 @@ struct mma_overwrites<P, Ctx, C, A, B,
 //   masked_c<Mask>  C's hidden entries (r, c): B's column b_col0 + c, c >=
 //                   hidden_from(r) — are overwritten after the call (attention's
 //                   S, masked): their values after it are unspecified;
-//   masked_a<Mask>  A's hidden entries (r, k): A's row a_row0 + r, column k >=
-//                   hidden_from(r) — are zero (attention's P): C is the plain
+//   masked_a<Mask>  A's hidden entries (r, k): A's row a_row0 + r (of A in
+//                   registers, its row r), column k >= hidden_from(r) — are
+//                   zero (attention's P): C is the plain
 //                   mma's wherever B is finite (a skipped product is one of a zero).
 // A policy skips what its layout makes cheap (whole rows of panels, column
 // panels, depth slices) or nothing. mma_skipping_of says whether policy P has

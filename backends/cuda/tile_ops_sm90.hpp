@@ -236,21 +236,48 @@ struct sm90_tile_ops : sm80_tile_ops {
   // group, in flight on return. Every A register is packed before the first
   // wgmma issues (writing one between them makes ptxas serialise the chain).
   template <class U, class T, int N, int TM, int TN, int TK, int BK, int BN, bool BNC>
-  TESSEL_DEVICE static void mma(U& /*u*/, rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& c,
+  TESSEL_DEVICE static void mma(U& u, rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& c,
                                 const rt<wgmma_m64k16<T, N>, operand::a, TM, TK>& a, st<T, swizzle128<BK, BN, BNC>> b,
                                 int b_row0, int b_col0) {
+    mma_depth<TK>(u, c, a, b, b_row0, b_col0);
+  }
+  // mma_skipping (core/tile_ops.hpp), O += P·V (masked_a: P is zero where the
+  // mask hides): where every row of this warpgroup's 64·TM hides A's second
+  // half of K slices, only the first half is issued (attention's BKV 128: the
+  // causal diagonal's first unit). The rs wgmma accumulates: C is zeroed first
+  // where accumulate is false.
+  template <class U, class T, int N, int TM, int TN, int TK, int BK, int BN, bool BNC, class Mask>
+  TESSEL_DEVICE static void mma_skipping(U& u, rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& c,
+                                         const rt<wgmma_m64k16<T, N>, operand::a, TM, TK>& a,
+                                         st<T, swizzle128<BK, BN, BNC>> b, int b_row0, int b_col0, masked_a<Mask> skip,
+                                         bool accumulate) {
+    if (!accumulate) generic_tile_ops::zero(c);
+    if constexpr (TK % 2 == 0) {
+      if (skip.mask.hidden_from(64 * TM - 1) <= 16 * (TK / 2)) {
+        mma_depth<TK / 2>(u, c, a, b, b_row0, b_col0);
+        return;
+      }
+    }
+    mma_depth<TK>(u, c, a, b, b_row0, b_col0);
+  }
+  // The rs mma over A's first KN K slices.
+  template <int KN, class U, class T, int N, int TM, int TN, int TK, int BK, int BN, bool BNC>
+  TESSEL_DEVICE static void mma_depth(U& /*u*/, rt<wgmma_m64k16<T, N>, operand::c, TM, TN>& c,
+                                      const rt<wgmma_m64k16<T, N>, operand::a, TM, TK>& a,
+                                      st<T, swizzle128<BK, BN, BNC>> b, int b_row0, int b_col0) {
     static_assert(U::lanes == 128, "mma: the wgmma atom runs on a group_scope<4> unit");
     static_assert(BN % 64 == 0, "mma: wgmma tiles are 64-column aligned");
+    static_assert(KN >= 1 && KN <= TK, "mma: the K slices issued are some of A's");
     constexpr int W = sm90_detail::wgmma_width<N, TN>, per = W / N;
-    std::uint32_t ra[TM][TK][4];
+    std::uint32_t ra[TM][KN][4];
     TESSEL_UNROLL for (int i = 0; i < TM; ++i)
-      TESSEL_UNROLL for (int k = 0; k < TK; ++k)
+      TESSEL_UNROLL for (int k = 0; k < KN; ++k)
         TESSEL_UNROLL for (int h = 0; h < 4; ++h)
           ra[i][k][h] = std::uint32_t(a.frag[i][k][2 * h].bits) | (std::uint32_t(a.frag[i][k][2 * h + 1].bits) << 16);
     const std::uint32_t sb = arch::shared_address(b.data);
     sm90_detail::fence_tile(c);
     arch::wgmma_fence();
-    TESSEL_UNROLL for (int k = 0; k < TK; ++k)
+    TESSEL_UNROLL for (int k = 0; k < KN; ++k)
       TESSEL_UNROLL for (int i = 0; i < TM; ++i)
         TESSEL_UNROLL for (int j = 0; j < TN; j += per) {
           const std::uint64_t db = sm90_detail::operand_descriptor<BN, BK, !BNC, T>(sb, b_col0 + N * j, b_row0 / 16 + k);

@@ -255,7 +255,12 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
       rt_a<atom, WQ, BKV> pa;
       P::relayout(ctx, pa, sc);
       if constexpr (turns) P::turn_wait(ctx);
-      P::mma(ctx, st.o, pa, stg.v, 0, 0);
+      constexpr bool skip_o_regs = mma_skipping_of<P, U, o_tile, decltype(pa), tile_v, masked_a<hide_keys>>::value;
+      if (skip_o_regs && !all_visible) {
+        if constexpr (skip_o_regs) P::mma_skipping(ctx, st.o, pa, stg.v, 0, 0, masked_a<hide_keys>{hide}, true);
+      } else {
+        P::mma(ctx, st.o, pa, stg.v, 0, 0);
+      }
       if constexpr (turns)
         if (t == w.kv_tiles - 1 && ctx.unit_index() == 0) P::turn_pass(ctx);
     } else {
