@@ -21,9 +21,10 @@
 //           register transposes; element by element at the edges
 //   mma     S += Q·Kᵀ and O += P·V: an M × NB block of C in MV·NB vector
 //           registers (MV = M / W) over the whole depth; A by vector loads, B by
-//           broadcasts; mma_skipping: the same without the column blocks of
-//           S that a panel's rows all hide, and P·V without the depth past a
-//           panel's last visible key (the whole panel where it sees none)
+//           broadcasts; mma_skipping: the same by W-row vectors, without
+//           S's column blocks that a vector's rows all hide and with P·V's
+//           depth of each vector up to its last visible key (a causal
+//           diagonal's hidden triangle, panels that see no key of a step)
 //   store   C tile -> P (a copy) and the epilogue C tile -> global (8 × W
 //           transposes, then rows of vectors, fp16 / bf16 rounded like element.hpp)
 //   map_rows (power_of_two: W rows' exp2 at once)
@@ -34,6 +35,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "tessel/core/math.hpp"
 #include "tessel/core/tile_ops.hpp"
@@ -135,12 +137,52 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
   }
 
   // ---- shared -> accumulator (warp scope) --------------------------------------
-  // S = Q·Kᵀ (+ S where accumulate): A panels of M rows (vector loads), B = key
-  // rows (broadcasts). Panel i computes the column blocks before ends(i) (TN
-  // for all: the plain mma), the others set to zero or, where accumulate, kept.
-  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB, class Ends>
-  static void mma_panels(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, key_rows<RB, CB>> b,
-                         int a_row0, int b_col0, bool accumulate, Ends ends) {
+  // S += Q·Kᵀ: A panels of M rows (vector loads), B = key rows (broadcasts).
+  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB>
+  static void mma(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, key_rows<RB, CB>> b,
+                  int a_row0, int b_col0) {
+    static_assert(K == RB, "mma: A's K must equal B's K");
+    if (TN % NB != 0 || a_row0 % M != 0) {
+      generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
+      return;
+    }
+    for (int i = 0; i < TM; ++i) {
+      const float* pa = a.data + (a_row0 / M + i) * (M * K);
+      for (int j = 0; j < TN; j += NB) micro_kernel<1, K>(pa, b.data + (b_col0 + j) * K, c.frag[i][j], K, true);
+    }
+  }
+  // O += P·V: A panels of M rows (vector loads), B = NB-column panels (broadcasts).
+  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB>
+  static void mma(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, row_panels<RB, CB, NB>> b,
+                  int a_row0, int b_col0) {
+    static_assert(K == RB, "mma: A's K must equal B's K");
+    if (TN % NB != 0 || a_row0 % M != 0 || b_col0 % NB != 0) {
+      generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
+      return;
+    }
+    for (int j = 0; j < TN; j += NB) {
+      const float* pb = b.data + (b_col0 + j) / NB * (K * NB);
+      for (int i = 0; i < TM; ++i) micro_kernel<NB, 1>(a.data + (a_row0 / M + i) * (M * K), pb, c.frag[i][j], K, true);
+    }
+  }
+  // The W-row vectors of panel i under a mask: ends[w] is the first column (S)
+  // or depth (P) that rows W·w .. W·w + W − 1 all hide (their last row's:
+  // hidden_from never falls as the row grows), clamped to [0, n]; so ends
+  // never falls as w grows either.
+  template <class Mask> static void vector_ends(const Mask& m, int i, int n, int (&ends)[MV]) {
+    for (int w = 0; w < MV; ++w) {
+      const int e = m.hidden_from(i * M + w * W + W - 1);
+      ends[w] = e < 0 ? 0 : e > n ? n : e;
+    }
+  }
+
+  // mma_skipping (core/tile_ops.hpp), by vectors: S's column block j of panel i on the vectors whose rows do not
+  // all hide it (a block no vector needs: skipped, zeroed where accumulate is
+  // false), P·V's depth of each vector up to its last visible key (one kernel
+  // over the panel, the vectors leaving the k loop as their keys end).
+  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB, class Mask>
+  static void mma_skipping(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, key_rows<RB, CB>> b,
+                           int a_row0, int b_col0, masked_c<Mask> skip, bool accumulate) {
     static_assert(K == RB, "mma: A's K must equal B's K");
     if (TN % NB != 0 || a_row0 % M != 0) {
       if (!accumulate) generic_tile_ops::zero(c);
@@ -149,64 +191,44 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
     }
     for (int i = 0; i < TM; ++i) {
       const float* pa = a.data + (a_row0 / M + i) * (M * K);
-      const int end = ends(i);
+      int ends[MV];
+      vector_ends(skip.mask, i, TN, ends);
       for (int j = 0; j < TN; j += NB) {
-        if (j < end) micro_kernel<1, K>(pa, b.data + (b_col0 + j) * K, c.frag[i][j], K, accumulate);
-        else if (!accumulate) std::memset(c.frag[i][j], 0, sizeof(float) * M * NB);
+        int w0 = 0;  // the vectors before w0 hide the whole block
+        while (w0 < MV && ends[w0] <= j) ++w0;
+        float* cj = c.frag[i][j];
+        const float* bj = b.data + (b_col0 + j) * K;
+        if (w0 == MV) {
+          if (!accumulate) std::memset(cj, 0, sizeof(float) * M * NB);
+        } else {
+          from_vector(w0, [&](auto v0) { micro_kernel<1, K, decltype(v0)::value>(pa, bj, cj, K, accumulate); });
+        }
       }
     }
   }
-  // O = P·V (+ O where accumulate): A panels of M rows (vector loads), B =
-  // NB-column panels (broadcasts). Panel i takes the depth before depths(i)
-  // (K for all: the plain mma).
-  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB, class Depths>
-  static void mma_panels(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a,
-                         st<float, row_panels<RB, CB, NB>> b, int a_row0, int b_col0, bool accumulate, Depths depths) {
+  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB, class Mask>
+  static void mma_skipping(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a,
+                           st<float, row_panels<RB, CB, NB>> b, int a_row0, int b_col0, masked_a<Mask> skip,
+                           bool accumulate) {
     static_assert(K == RB, "mma: A's K must equal B's K");
     if (TN % NB != 0 || a_row0 % M != 0 || b_col0 % NB != 0) {
       if (!accumulate) generic_tile_ops::zero(c);
       generic_tile_ops::mma(ctx, c, a, b, a_row0, b_col0);
       return;
     }
+    int ends[TM][MV];
+    for (int i = 0; i < TM; ++i) vector_ends(skip.mask, i, K, ends[i]);
     for (int j = 0; j < TN; j += NB) {
       const float* pb = b.data + (b_col0 + j) / NB * (K * NB);
       for (int i = 0; i < TM; ++i) {
-        const int depth = depths(i);
-        if (depth > 0 || !accumulate)
-          micro_kernel<NB, 1>(a.data + (a_row0 / M + i) * (M * K), pb, c.frag[i][j], depth, accumulate);
+        const float* pa = a.data + (a_row0 / M + i) * (M * K);
+        if (ends[i][0] == ends[i][MV - 1]) {  // one depth for the whole panel (none: skipped)
+          if (ends[i][0] > 0 || !accumulate) micro_kernel<NB, 1>(pa, pb, c.frag[i][j], ends[i][0], accumulate);
+        } else {
+          micro_kernel_by_vector<NB, 1>(pa, pb, c.frag[i][j], ends[i], accumulate);
+        }
       }
     }
-  }
-  // Panel i's first column (S) or depth (P) that a mask hides in all its rows:
-  // its last row's (hidden_from never falls as the row grows), clamped to [0, n].
-  template <class Mask> static int panel_end(const Mask& m, int i, int n) {
-    const int e = m.hidden_from(i * M + M - 1);
-    return e < 0 ? 0 : e > n ? n : e;
-  }
-
-  // S += Q·Kᵀ and O += P·V; mma_skipping (core/tile_ops.hpp) without S's
-  // column blocks that all of a panel's rows hide (masked_c) and without the
-  // depth past a panel's last visible key (masked_a: P is zero there).
-  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB>
-  static void mma(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, key_rows<RB, CB>> b,
-                  int a_row0, int b_col0) {
-    mma_panels(ctx, c, a, b, a_row0, b_col0, true, [](int) { return TN; });
-  }
-  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB>
-  static void mma(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, row_panels<RB, CB, NB>> b,
-                  int a_row0, int b_col0) {
-    mma_panels(ctx, c, a, b, a_row0, b_col0, true, [](int) { return K; });
-  }
-  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB, class Mask>
-  static void mma_skipping(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, key_rows<RB, CB>> b,
-                           int a_row0, int b_col0, masked_c<Mask> skip, bool accumulate) {
-    mma_panels(ctx, c, a, b, a_row0, b_col0, accumulate, [&](int i) { return panel_end(skip.mask, i, TN); });
-  }
-  template <class Ctx, int TM, int TN, int R, int K, int RB, int CB, class Mask>
-  static void mma_skipping(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a,
-                           st<float, row_panels<RB, CB, NB>> b, int a_row0, int b_col0, masked_a<Mask> skip,
-                           bool accumulate) {
-    mma_panels(ctx, c, a, b, a_row0, b_col0, accumulate, [&](int i) { return panel_end(skip.mask, i, K); });
   }
 
   // ---- register -> shared / global (warp scope) -------------------------------
@@ -305,22 +327,60 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
 
  private:
   // C (M × NB at c: column n at c + n·M) = A (M × depth panel at a: column k at
-  // a + k·M) · B (depth × NB: (k, n) at b[k·BK + n·BN]), + C where accumulate.
-  template <int BK, int BN>
+  // a + k·M) · B (depth × NB: (k, n) at b[k·BK + n·BN]), + C where accumulate;
+  // on the vectors from W0 on (rows W·W0 ..): those before it are left as they
+  // are, or zeroed where accumulate is false.
+  template <int BK, int BN, int W0 = 0>
   static void micro_kernel(const float* a, const float* b, float* c, int depth, bool accumulate) {
     vec acc[NB][MV];
     for (int n = 0; n < NB; ++n)
-      for (int w = 0; w < MV; ++w) acc[n][w] = accumulate ? vec::load_aligned(c + n * M + w * W) : vec(0.0f);
+      for (int w = W0; w < MV; ++w) acc[n][w] = accumulate ? vec::load_aligned(c + n * M + w * W) : vec(0.0f);
     for (int k = 0; k < depth; ++k) {
       vec av[MV];
-      for (int w = 0; w < MV; ++w) av[w] = vec::load_aligned(a + k * M + w * W);
+      for (int w = W0; w < MV; ++w) av[w] = vec::load_aligned(a + k * M + w * W);
       for (int n = 0; n < NB; ++n) {
         const vec bv(b[k * BK + n * BN]);
-        for (int w = 0; w < MV; ++w) acc[n][w] = xsimd::fma(av[w], bv, acc[n][w]);
+        for (int w = W0; w < MV; ++w) acc[n][w] = xsimd::fma(av[w], bv, acc[n][w]);
       }
     }
+    for (int n = 0; n < NB; ++n) {
+      for (int w = W0; w < MV; ++w) acc[n][w].store_aligned(c + n * M + w * W);
+      if (!accumulate)
+        for (int w = 0; w < W0; ++w) vec(0.0f).store_aligned(c + n * M + w * W);
+    }
+  }
+  // The same with vector w's depth ends[w] (never falling as w grows): the k
+  // loop in segments, segment V over the vectors from V on.
+  template <int BK, int BN>
+  static void micro_kernel_by_vector(const float* a, const float* b, float* c, const int (&ends)[MV], bool accumulate) {
+    vec acc[NB][MV];
+    for (int n = 0; n < NB; ++n)
+      for (int w = 0; w < MV; ++w) acc[n][w] = accumulate ? vec::load_aligned(c + n * M + w * W) : vec(0.0f);
+    depth_segment<0, BK, BN>(a, b, acc, ends, 0);
     for (int n = 0; n < NB; ++n)
       for (int w = 0; w < MV; ++w) acc[n][w].store_aligned(c + n * M + w * W);
+  }
+  template <int V, int BK, int BN>
+  static void depth_segment(const float* a, const float* b, vec (&acc)[NB][MV], const int (&ends)[MV], int k) {
+    for (; k < ends[V]; ++k) {
+      vec av[MV];
+      for (int w = V; w < MV; ++w) av[w] = vec::load_aligned(a + k * M + w * W);
+      for (int n = 0; n < NB; ++n) {
+        const vec bv(b[k * BK + n * BN]);
+        for (int w = V; w < MV; ++w) acc[n][w] = xsimd::fma(av[w], bv, acc[n][w]);
+      }
+    }
+    if constexpr (V + 1 < MV) depth_segment<V + 1, BK, BN>(a, b, acc, ends, k);
+  }
+  // f(std::integral_constant<int, w0>) for w0 in [0, MV).
+  template <int V = 0, class F> static void from_vector(int w0, F f) {
+    if constexpr (V + 1 < MV) {
+      if (w0 != V) {
+        from_vector<V + 1>(w0, f);
+        return;
+      }
+    }
+    f(std::integral_constant<int, V>{});
   }
 
   template <int TM, int TN, class Op> static void fold_rows(col_vector<ctile<TM, TN>>& out, const ctile<TM, TN>& t, Op op) {

@@ -17,7 +17,7 @@
 //     pieces by the op's unit costs (by count without them); its arenas
 //     (with_threads: the concurrency asked for, kept per thread and count);
 //   * the SIMD policies' overwriting mma (every fragment written), and their
-//     attention mma_skipping (the products a mask hides, in the SIMD blocks,
+//     attention mma_skipping (the products a mask hides, in the SIMD vectors' blocks,
 //     and no others: tests/cpu/mma_skipping_check.hpp);
 //   * the reuse itself: the number of operand copies the packed schedule
 //     makes on one thread equals, per run of the raster and step, one copy
@@ -471,8 +471,8 @@ TEST(PolicyMma, WithoutAccumulateOverwritesEveryFragment) {
 
 // mma_skipping (core/tile_ops.hpp; the SIMD policies have it for attention's
 // S = Q·Kᵀ and O += P·V, the scalar one not): tests/cpu/mma_skipping_check.hpp,
-// with the SIMD path's granularity: S's M-row × NB-column blocks, P's depth by
-// keys.
+// with the SIMD path's granularity: S's W-row (a vector) × NB-column blocks,
+// P's depth by keys.
 TEST(PolicyMma, SkippingSkipsOnlyHiddenProducts) {
   if (!policy_available()) GTEST_SKIP() << "this CPU cannot run the " << policy_name << " policy";
   for (const bool hd64 : {false, true}) {
@@ -486,7 +486,7 @@ TEST(PolicyMma, SkippingSkipsOnlyHiddenProducts) {
       static_assert(has_s == (TESSEL_SCHEDULE_TEST_POLICY != 0) && has_o == has_s,
                     "the SIMD policies' attention mma skip hidden products (mma_skipping)");
       if constexpr (has_s) {
-        expect_mma_skipping<packed_policy, Op, float>(D == 64 ? "hd 64" : "hd 128", Op::cfg::M, Op::cfg::NB, 1);
+        expect_mma_skipping<packed_policy, Op, float>(D == 64 ? "hd 64" : "hd 128", Op::cfg::W, Op::cfg::NB, 1);
         return true;
       } else {
         return false;
