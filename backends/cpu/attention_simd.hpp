@@ -176,10 +176,11 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
     }
   }
 
-  // mma_skipping (core/tile_ops.hpp), by vectors: S's column block j of panel i on the vectors whose rows do not
-  // all hide it (a block no vector needs: skipped, zeroed where accumulate is
-  // false), P·V's depth of each vector up to its last visible key (one kernel
-  // over the panel, the vectors leaving the k loop as their keys end).
+  // mma_skipping (core/tile_ops.hpp), by vectors: S's column block j of panel i
+  // on the vectors whose rows do not all hide it (a block no vector needs:
+  // skipped, zeroed where accumulate is false), P·V's depth of each vector up
+  // to its last visible key (one kernel over the panel, the vectors leaving the
+  // k loop as their keys end).
   template <class Ctx, int TM, int TN, int R, int K, int RB, int CB, class Mask>
   static void mma_skipping(Ctx& ctx, ctile<TM, TN>& c, st<float, col_panels<R, K, M>> a, st<float, key_rows<RB, CB>> b,
                            int a_row0, int b_col0, masked_c<Mask> skip, bool accumulate) {
@@ -335,34 +336,33 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
     vec acc[NB][MV];
     for (int n = 0; n < NB; ++n)
       for (int w = W0; w < MV; ++w) acc[n][w] = accumulate ? vec::load_aligned(c + n * M + w * W) : vec(0.0f);
-    for (int k = 0; k < depth; ++k) {
-      vec av[MV];
-      for (int w = W0; w < MV; ++w) av[w] = vec::load_aligned(a + k * M + w * W);
-      for (int n = 0; n < NB; ++n) {
-        const vec bv(b[k * BK + n * BN]);
-        for (int w = W0; w < MV; ++w) acc[n][w] = xsimd::fma(av[w], bv, acc[n][w]);
-      }
-    }
+    fma_depth<W0, BK, BN>(a, b, acc, 0, depth);
     for (int n = 0; n < NB; ++n) {
       for (int w = W0; w < MV; ++w) acc[n][w].store_aligned(c + n * M + w * W);
       if (!accumulate)
         for (int w = 0; w < W0; ++w) vec(0.0f).store_aligned(c + n * M + w * W);
     }
   }
-  // The same with vector w's depth ends[w] (never falling as w grows): the k
-  // loop in segments, segment V over the vectors from V on.
+  // The same on every vector, vector w's depth ends[w] (never falling as w
+  // grows): the k loop in segments, segment V on the vectors from V on.
   template <int BK, int BN>
   static void micro_kernel_by_vector(const float* a, const float* b, float* c, const int (&ends)[MV], bool accumulate) {
     vec acc[NB][MV];
     for (int n = 0; n < NB; ++n)
       for (int w = 0; w < MV; ++w) acc[n][w] = accumulate ? vec::load_aligned(c + n * M + w * W) : vec(0.0f);
-    depth_segment<0, BK, BN>(a, b, acc, ends, 0);
+    depth_segments<0, BK, BN>(a, b, acc, ends, 0);
     for (int n = 0; n < NB; ++n)
       for (int w = 0; w < MV; ++w) acc[n][w].store_aligned(c + n * M + w * W);
   }
   template <int V, int BK, int BN>
-  static void depth_segment(const float* a, const float* b, vec (&acc)[NB][MV], const int (&ends)[MV], int k) {
-    for (; k < ends[V]; ++k) {
+  static void depth_segments(const float* a, const float* b, vec (&acc)[NB][MV], const int (&ends)[MV], int k) {
+    fma_depth<V, BK, BN>(a, b, acc, k, ends[V]);
+    if constexpr (V + 1 < MV) depth_segments<V + 1, BK, BN>(a, b, acc, ends, k > ends[V] ? k : ends[V]);
+  }
+  // acc[n][w] += A's column k (vector w) · B(k, n) for k in [k0, k1), on the vectors from V on.
+  template <int V, int BK, int BN>
+  static void fma_depth(const float* a, const float* b, vec (&acc)[NB][MV], int k0, int k1) {
+    for (int k = k0; k < k1; ++k) {
       vec av[MV];
       for (int w = V; w < MV; ++w) av[w] = vec::load_aligned(a + k * M + w * W);
       for (int n = 0; n < NB; ++n) {
@@ -370,7 +370,6 @@ template <class Arch, class Tuning> struct simd_attention_ops : generic_tile_ops
         for (int w = V; w < MV; ++w) acc[n][w] = xsimd::fma(av[w], bv, acc[n][w]);
       }
     }
-    if constexpr (V + 1 < MV) depth_segment<V + 1, BK, BN>(a, b, acc, ends, k);
   }
   // f(std::integral_constant<int, w0>) for w0 in [0, MV).
   template <int V = 0, class F> static void from_vector(int w0, F f) {

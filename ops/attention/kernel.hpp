@@ -230,7 +230,6 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
     // skip their products (causal rows that see no key of the step; keys past
     // the unit's last row).
     constexpr bool skip_s = mma_skipping_of<P, U, s_tile, tile_q, tile_kt, masked_c<hide_keys>>::value;
-    constexpr bool skip_o = mma_skipping_of<P, U, o_tile, tile_p, tile_v, masked_a<hide_keys>>::value;
     s_tile sc;
     if (skip_s && !all_visible) {
       if constexpr (skip_s) P::mma_skipping(ctx, sc, sq, stg.kt, row0, 0, masked_c<hide_keys>{hide}, false);
@@ -255,12 +254,7 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
       rt_a<atom, WQ, BKV> pa;
       P::relayout(ctx, pa, sc);
       if constexpr (turns) P::turn_wait(ctx);
-      constexpr bool skip_o_regs = mma_skipping_of<P, U, o_tile, decltype(pa), tile_v, masked_a<hide_keys>>::value;
-      if (skip_o_regs && !all_visible) {
-        if constexpr (skip_o_regs) P::mma_skipping(ctx, st.o, pa, stg.v, 0, 0, masked_a<hide_keys>{hide}, true);
-      } else {
-        P::mma(ctx, st.o, pa, stg.v, 0, 0);
-      }
+      mma_pv(ctx, st.o, pa, stg.v, 0, hide, all_visible);
       if constexpr (turns)
         if (t == w.kv_tiles - 1 && ctx.unit_index() == 0) P::turn_pass(ctx);
     } else {
@@ -268,12 +262,22 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
       const tile_p sp{reinterpret_cast<smem_t*>(st.resident + q_bytes)};
       P::store(ctx, sp, sc, row0, 0);  // P as this warp's rows of an A operand
       ctx.sync();
-      if (skip_o && !all_visible) {
-        if constexpr (skip_o) P::mma_skipping(ctx, st.o, sp, stg.v, row0, 0, masked_a<hide_keys>{hide}, true);
-      } else {
-        P::mma(ctx, st.o, sp, stg.v, row0, 0);
+      mma_pv(ctx, st.o, sp, stg.v, row0, hide, all_visible);
+    }
+  }
+  // O += P·V, P in shared memory (its rows from p_row0) or in registers
+  // (p_row0 0): where some key of the step is hidden, P is zero there, and a
+  // policy with mma_skipping (core/tile_ops.hpp) may skip those products.
+  template <class U, class PT>
+  TESSEL_HOST_DEVICE static void mma_pv(U& ctx, o_tile& o, const PT& p, const tile_v& v, int p_row0,
+                                        const hide_keys& hide, bool all_visible) {
+    if constexpr (mma_skipping_of<P, U, o_tile, PT, tile_v, masked_a<hide_keys>>::value) {
+      if (!all_visible) {
+        P::mma_skipping(ctx, o, p, v, p_row0, 0, masked_a<hide_keys>{hide}, true);
+        return;
       }
     }
+    P::mma(ctx, o, p, v, p_row0, 0);
   }
   // After compute() at most one step's MMAs (its P·V) are in flight: it waited
   // for all before, so retire<N ≥ 1> has nothing to wait for (and touching O

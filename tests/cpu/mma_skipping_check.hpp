@@ -11,10 +11,12 @@
 //     the block_rows × block_cols blocks of C whose entries are all hidden (the
 //     policy's granularity: it skips those blocks and no other);
 //   O += P·V with masked_a (P zero where hidden): every entry bit for bit the
-//     plain mma's on a V whose rows from the mask's last visible key (rounded up
-//     to depth_step) are NaN in the skipping call and zero in the plain one, so
-//     a policy that reads them fails (0 · NaN) and one that skips a product it
-//     needs differs.
+//     plain mma's, where the skipping call's P is NaN on the hidden keys that
+//     the policy's granularity skips (each block_rows block's keys from its last
+//     row's first hidden key, rounded up to depth_step) and its V NaN from the
+//     last visible key of all rows (the plain call's zero), so a policy that
+//     skips less than its granularity says fails (NaN), and one that skips a
+//     product it needs differs.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -67,7 +69,7 @@ void expect_mma_skipping(const char* what, int block_rows, int block_cols, int d
   cpu::context ctx{0, 1, 0, nullptr};
   owned_tile<typename Op::tile_q> q;
   owned_tile<typename Op::tile_kt> kt;
-  owned_tile<typename Op::tile_p> p;
+  owned_tile<typename Op::tile_p> p, p_nan;
   owned_tile<typename Op::tile_v> v, v_nan;
   fill_tile<P, T>(ctx, q.tile(), rng);
   fill_tile<P, T>(ctx, kt.tile(), rng);
@@ -115,15 +117,25 @@ void expect_mma_skipping(const char* what, int block_rows, int block_cols, int d
       EXPECT_EQ(wrong, 0) << name << (accumulate ? " (accumulating)" : "") << ": S entries not the plain mma's";
       if (accumulate) EXPECT_EQ(kept, want_kept) << name << ": S entries skipped, against the all-hidden blocks'";
     }
-    // O += P·V, masked_a: P random where visible, zero where hidden; V NaN from the last visible key on.
-    auto s_p = std::make_unique<S>();
+    // O += P·V, masked_a: P random where visible, zero where hidden; in the
+    // skipping call NaN where the policy's granularity skips (row r's keys from
+    // its block's last visible key, rounded up to depth_step) and V NaN from
+    // the last visible key of all rows on.
+    auto skipped_from = [&](int r) {
+      const int last = (r / block_rows + 1) * block_rows - 1;
+      const int e = m.hidden_from(last < rows ? last : rows - 1);
+      return e < 0 ? 0 : e > keys ? keys : (e + depth_step - 1) / depth_step * depth_step;
+    };
+    auto s_p = std::make_unique<S>(), s_p_nan = std::make_unique<S>();
     for (int i = 0; i < S::tiles_r; ++i)
       for (int j = 0; j < S::tiles_c; ++j)
         for (int e = 0; e < S::values; ++e) {
           const auto [r, c] = entry(i, j, e);
           s_p->frag[i][j][e] = hidden(r, c) ? 0.0f : dist(rng);
+          s_p_nan->frag[i][j][e] = c >= skipped_from(r) ? std::nanf("") : s_p->frag[i][j][e];
         }
     P::store(ctx, p.tile(), *s_p, 0, 0);
+    P::store(ctx, p_nan.tile(), *s_p_nan, 0, 0);
     int last_key = m.hidden_from(rows - 1);
     last_key = last_key < 0 ? 0 : last_key > keys ? keys : (last_key + depth_step - 1) / depth_step * depth_step;
     std::mt19937_64 v_rng(case_seed(name + " V"));
@@ -133,9 +145,9 @@ void expect_mma_skipping(const char* what, int block_rows, int block_cols, int d
     *plain_o = *start_o;
     P::mma(ctx, *plain_o, p.tile(), v.tile(), 0, 0);
     *got_o = *start_o;
-    P::mma_skipping(ctx, *got_o, p.tile(), v_nan.tile(), 0, 0, masked_a<hide_keys>{m}, true);
+    P::mma_skipping(ctx, *got_o, p_nan.tile(), v_nan.tile(), 0, 0, masked_a<hide_keys>{m}, true);
     EXPECT_EQ(std::memcmp(got_o.get(), plain_o.get(), sizeof(O)), 0)
-        << name << ": O += P·V not the plain mma's (V NaN from key " << last_key << ")";
+        << name << ": O += P·V not the plain mma's (P NaN where skipped, V NaN from key " << last_key << ")";
   }
 }
 
