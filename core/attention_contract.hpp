@@ -27,6 +27,12 @@
 //                 suits equal-cost units but not the causal triangle's (a persistent
 //                 grid's fixed stride); the dispatch (ops/attention/dispatch.hpp)
 //                 picks it per call, so both run the same op
+//         static constexpr long long heaviest_first_bytes;  (default 0) > 0: the work
+//                 units are ordered heaviest first (a causal mask's late query tiles)
+//                 over groups of heads whose K and V fit in that many bytes (of the
+//                 device's L2), and a persistent schedule deals them in alternating
+//                 rounds (core/pipeline.hpp uneven_units); 0: head by head, each head's
+//                 query tiles last to first (ops/attention/kernel.hpp work_at)
 //         launch properties the launcher reads (CUDA blocks_per_sm, HIP waves_per_simd)
 // attention_config_of<Cfg, D> reads a config with the defaults filled in and checks it;
 // non_causal_config_of<Cfg> is the config a call without a causal mask runs.
@@ -57,6 +63,12 @@ template <class Cfg, class = void> struct take_turns_of {
 template <class Cfg> struct take_turns_of<Cfg, std::void_t<decltype(Cfg::take_turns)>> {
   static constexpr bool value = Cfg::take_turns;
 };
+template <class Cfg, class = void> struct heaviest_first_bytes_of {
+  static constexpr long long value = 0;
+};
+template <class Cfg> struct heaviest_first_bytes_of<Cfg, std::void_t<decltype(Cfg::heaviest_first_bytes)>> {
+  static constexpr long long value = Cfg::heaviest_first_bytes;
+};
 template <class Cfg, class = void> struct non_causal_of {
   using type = Cfg;
 };
@@ -82,6 +94,7 @@ template <class Cfg, int D> struct attention_config_of {
   static constexpr bool p_in_registers = contract_detail::p_in_registers_of<Cfg>::value;
   static constexpr bool keep_scaled_max = contract_detail::keep_scaled_max_of<Cfg>::value;
   static constexpr bool take_turns = contract_detail::take_turns_of<Cfg>::value;
+  static constexpr long long heaviest_first_bytes = contract_detail::heaviest_first_bytes_of<Cfg>::value;
 
   static_assert(valid_atom<atom>(), "attention_config: the atom's maps must cover A, B and C (atom_traits.hpp)");
   static_assert(stages >= 2, "attention_config: the K/V ring needs at least two stages");
@@ -91,6 +104,7 @@ template <class Cfg, int D> struct attention_config_of {
                 "attention_config: a unit's rows, BKV and D must be multiples of the atom's M and N");
   static_assert(!p_in_registers || c_feeds_a<atom>(), "attention_config: p_in_registers needs an atom whose C is its A");
   static_assert(!take_turns || units == 2, "attention_config: take_turns needs exactly two consumer units");
+  static_assert(heaviest_first_bytes >= 0, "attention_config: heaviest_first_bytes is a byte count (0: off)");
   static_assert(Cfg::layout_q::rows == BQ && Cfg::layout_q::cols == D && Cfg::layout_kt::rows == D &&
                     Cfg::layout_kt::cols == BKV && Cfg::layout_v::rows == BKV && Cfg::layout_v::cols == D &&
                     Cfg::layout_p::rows == BQ && Cfg::layout_p::cols == BKV,

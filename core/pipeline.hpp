@@ -78,6 +78,13 @@
 //                                          tile, from its first, that reach an output (a
 //                                          schedule passing partials between blocks may skip the
 //                                          others: finish() never stores them)
+//   optional: static constexpr bool uneven_units;  the units' costs differ, and the op lists
+//                                          them heaviest first (within runs long against the
+//                                          grid: attention's causal triangle, core/attention_contract.hpp
+//                                          heaviest_first_bytes); a persistent schedule then deals
+//                                          the units in rounds over its blocks, alternately
+//                                          forwards and backwards (dealt_unit), so a block's
+//                                          heavier unit of one round meets a lighter one in the next
 //   optional: static constexpr bool grouped_layers;      layer l of an operand is entry
 //                                          l % layers of group l / layers (global_operand's
 //                                          groups: attention's (batch, head) pairs)
@@ -139,6 +146,22 @@ template <class Op, class = void> struct unit_costs_of : std::false_type {};
 template <class Op>
 struct unit_costs_of<Op, std::void_t<decltype(Op::unit_cost(std::declval<const typename Op::problem&>(), 0))>>
     : std::true_type {};
+// Whether the op's units differ in cost, listed heaviest first (uneven_units).
+template <class Op, class = void> struct uneven_units_of {
+  static constexpr bool value = false;
+};
+template <class Op> struct uneven_units_of<Op, std::void_t<decltype(Op::uneven_units)>> {
+  static constexpr bool value = Op::uneven_units;
+};
+// The unit index block `block` of `blocks` takes as its k-th (k = 0, 1, ...) where a
+// persistent grid deals rounds of units alternately forwards and backwards: round k
+// is units k·blocks .. (k + 1)·blocks − 1, block b takes the b-th of it (k even) or
+// the b-th from its end (k odd). Over units whose cost falls steadily, block b's
+// pair of rounds sums to about the same for every b; a block stops at the first
+// index past the work (every later one is larger).
+TESSEL_HOST_DEVICE constexpr long long dealt_unit(long long k, long long block, long long blocks) {
+  return k * blocks + (k % 2 == 0 ? block : blocks - 1 - block);
+}
 template <class Op, int I, class = void> struct run_tiles_of {
   static constexpr int value = 1;
 };

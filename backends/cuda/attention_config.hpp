@@ -51,15 +51,21 @@ template <class T, int D> struct sm80_attention_config {
 // and LSE are stored through the policy (any strides). Needs operands a tensor
 // map can describe (16-byte aligned base and strides); other calls take the
 // ring configuration below (attention.cu).
-// Grid: one block per work unit (not persistent): with a causal mask the
-// units' costs differ up to q_len / BQ times, and a persistent grid's fixed
-// stride over them left blocks 3× apart (Run 7); the hardware's block
-// scheduler balances them. So one resident Q slot. Calls without a causal
-// mask at head_dim 64 take `non_causal`: a persistent grid (one block per SM,
-// two Q slots: the next unit's Q and first K/V tiles load while a unit ends)
-// and 5 stages, 160 + 32 KiB: H100, 2026-12-06, +14 % at seq 1k, +5 % at 4k,
-// level at 16k (bench/notes/cuda_attention.md Run 9). At head_dim 128 two Q
-// slots leave room for two 128-key stages only; on 64-key stages the
+// Grid: one block per work unit (not persistent), so one resident Q slot. The
+// hardware's block scheduler hands each free SM the next unit in the op's order
+// (list scheduling); with a causal mask the units' costs differ up to
+// q_len / BQ times, and the op lists them heaviest first over groups of heads
+// whose K and V fit in HeaviestFirstBytes (24 MiB, half the H100's L2; ops/
+// attention/unit_order.hpp), which a list schedule balances: on the shapes of
+// bench/attention_vs_sdpa.py its busiest SM gets 0-0.5 % over the mean, where
+// head by head (each head's tiles last to first) gave 1-7 % (a model of 132 SMs,
+// tests/attention_order_test.cpp). A persistent grid's fixed stride left blocks
+// up to 3× apart on the head-by-head order (bench/notes/cuda_attention.md Run 7).
+// Calls without a causal mask at head_dim 64 take `non_causal`: a persistent
+// grid (one block per SM, two Q slots: the next unit's Q and first K/V tiles
+// load while a unit ends), 5 stages, 160 + 32 KiB, head by head: H100,
+// 2026-12-06, +14 % at seq 1k, +5 % at 4k, level at 16k (Run 9). At head_dim
+// 128 two Q slots leave room for two 128-key stages only; on 64-key stages the
 // persistent grid ran 5-20 % slower.
 // Shared memory: Stages × BKV·D·4 bytes of K/V + BQ·D·2 of Q:
 // hd128, BKV 128, 3 stages: 192 + 32 KiB (of 227); hd64, BKV 128, 4 stages:
@@ -67,7 +73,7 @@ template <class T, int D> struct sm80_attention_config {
 // flight), so 2 stages left no load in flight ahead of the consumers (hd128 at
 // 0.51-0.54× cuDNN in Run 7, hd64 on 3 stages at 0.69-0.73×).
 template <class T, int D, int BKV_ = 128, int Stages = (D >= 128 ? 3 : 4), int Consumers = 2, bool Persistent = false,
-          bool Turns = true>
+          bool Turns = true, long long HeaviestFirstBytes = (24LL << 20)>
 struct sm90_tma_attention_config {
   using atom = wgmma_m64k16<T, 64>;
   using smem_type = T;
@@ -79,9 +85,10 @@ struct sm90_tma_attention_config {
   using layout_kt = swizzle128<D, BKV, false>;
   using layout_v = swizzle128<BKV, D, true>;
   using layout_p = swizzle128<BQ, BKV, false>;  // unused: P stays in registers
+  static constexpr long long heaviest_first_bytes = HeaviestFirstBytes;
   using non_causal = std::conditional_t<(D < 128 && !Persistent),
-                                        sm90_tma_attention_config<T, D, BKV_, 5, Consumers, true, Turns>,
-                                        sm90_tma_attention_config>;
+                                        sm90_tma_attention_config<T, D, BKV_, 5, Consumers, true, Turns, 0>,
+                                        sm90_tma_attention_config<T, D, BKV_, Stages, Consumers, Persistent, Turns, 0>>;
 };
 
 // sm_90a on the ring schedule (sm90_ring_attention policy): the same kernel on

@@ -23,7 +23,10 @@
 //     ahead, right after its own release of it, once `empty` says every
 //     consumer warp has released it (cooperative single blocks only).
 //   grid: persistent (capped at one block per SM by the launcher); block b
-//     takes work units b, b + grid, ... in the op's order (its raster).
+//     takes work units b, b + grid, ... in the op's order (its raster), or,
+//     for an op whose units differ in cost (uneven_units, listed heaviest
+//     first), the b-th of each round of `grid` units, counted from the round's
+//     end in every second round (dealt_unit, core/pipeline.hpp).
 //   stream: launched with programmatic stream serialization (launch.hpp):
 //     the kernel may start while the stream's previous kernel runs; every
 //     thread waits for that kernel (griddepcontrol.wait) once the barriers are
@@ -384,6 +387,9 @@ struct sm90_tma_schedule {
   // units whole (steps 0 .. steps − 1), or, with Split, the plan's pieces.
   // Units go as (tile, layer), divided out of the unit index once and then
   // stepped by the stride's (tiles, layers): no 64-bit division per unit.
+  // An op with uneven_units (core/pipeline.hpp) on single blocks: rounds dealt
+  // alternately forwards and backwards (dealt_unit), a division per unit.
+  template <class Op> static constexpr bool deals_rounds = uneven_units_of<Op>::value && Cluster == 1 && !Split;
   template <class Op> struct walker {
     const typename Op::problem& p;
     split_plan sp;
@@ -391,10 +397,16 @@ struct sm90_tma_schedule {
     long long i, stride, work;
     int rank, tiles;
     int tile, layer, step_tiles, step_layers;
+    long long round = 0;  // deals_rounds: this block's units so far (i stays the block's index)
     TESSEL_DEVICE bool next(unit_of<Op>& un, split_piece& pc) {
       if constexpr (Split) {
         if (!sp.next(c, pc)) return false;
         un = unit_of<Op>{Op::work_at(p, int(pc.unit % tiles), int(pc.unit / tiles)), true, false};
+      } else if constexpr (deals_rounds<Op>) {
+        const long long n = dealt_unit(round++, i, stride);
+        if (n >= work) return false;
+        un = unit_of<Op>{Op::work_at(p, int(n % tiles), int(n / tiles)), true, false};
+        pc = split_piece{n, 0, Op::steps(p, un.w), split_piece::whole, 0};
       } else {
         if (i >= (work + Cluster - 1) / Cluster) return false;
         un = unit_at<Op>(p, i, tile, layer, rank, work, tiles);

@@ -36,6 +36,7 @@
 #include "tessel/core/pipeline.hpp"
 #include "tessel/core/scope.hpp"
 #include "tessel/core/tile_ops.hpp"
+#include "tessel/ops/attention/unit_order.hpp"
 
 namespace tessel::ops {
 
@@ -123,14 +124,30 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
   };
   TESSEL_HOST_DEVICE static int tiles(const problem& p) { return (p.q_len + BQ - 1) / BQ * p.heads; }
   TESSEL_HOST_DEVICE static int layers(const problem& p) { return p.batch; }
-  // Query tiles last to first within a head: with a causal mask the late tiles
-  // see the most keys, and starting them first shortens the grid's tail.
+  // The units' order (ops/attention/unit_order.hpp): head by head, or, where
+  // the config's heaviest_first_bytes > 0, heaviest first over groups of heads
+  // whose K and V fit in that many bytes (uneven_units: a schedule that deals
+  // rounds balances the causal triangle's costs, core/pipeline.hpp).
+  static constexpr long long heaviest_first_bytes = config::heaviest_first_bytes;
+  static constexpr bool uneven_units = heaviest_first_bytes > 0;
   TESSEL_HOST_DEVICE static work work_at(const problem& p, int tile, int b) {
     const int q_tiles = (p.q_len + BQ - 1) / BQ;
     work w;
-    w.b = b;
-    w.head = tile / q_tiles;
-    w.q0 = (q_tiles - 1 - tile % q_tiles) * BQ;
+    int level;
+    if constexpr (heaviest_first_bytes > 0) {
+      const int group = kv_heads_per_group(heaviest_first_bytes, 2LL * p.kv_len * D * (long long)sizeof(T), p.batch,
+                                           p.kv_heads);
+      const attention_unit_place u =
+          heaviest_first_unit((long long)b * tiles(p) + tile, p.batch, p.heads, p.kv_heads, q_tiles, group);
+      w.b = u.b;
+      w.head = u.head;
+      level = u.level;
+    } else {  // head by head: with a causal mask the late tiles first, which shortens a grid's tail
+      w.b = b;
+      w.head = tile / q_tiles;
+      level = tile % q_tiles;
+    }
+    w.q0 = (q_tiles - 1 - level) * BQ;
     w.kv_head = w.head / (p.heads / p.kv_heads);
     // Keys visible to this block: all, or (causal) up to the last row's diagonal.
     int kv_end = p.kv_len;
@@ -149,10 +166,12 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
   // for all of them, within such a run (run_end), and cut its tail by the
   // units' steps (unit_cost: causal units differ by up to q_len / BQ).
   static int run_end(const problem& p, int tile) {
+    static_assert(heaviest_first_bytes == 0, "attention: run_end describes the head-by-head order");
     const int run = (p.q_len + BQ - 1) / BQ * (p.heads / p.kv_heads);
     return (tile / run + 1) * run;
   }
   static long unit_cost(const problem& p, int tile) {
+    static_assert(heaviest_first_bytes == 0, "attention: unit_cost is a tile's in every layer in the head-by-head order");
     const int n = work_at(p, tile, 0).kv_tiles;
     return n > 0 ? n : 1;
   }
