@@ -53,14 +53,18 @@ template <class T, int D> struct sm80_attention_config {
 // ring configuration below (attention.cu).
 // Grid: one block per work unit (not persistent), so one resident Q slot. The
 // hardware's block scheduler hands each free SM the next unit in the op's order
-// (list scheduling); with a causal mask the units' costs differ up to
-// q_len / BQ times, and the op lists them heaviest first over groups of heads
-// whose K and V fit in HeaviestFirstBytes (24 MiB, half the H100's L2; ops/
-// attention/unit_order.hpp), which a list schedule balances: on the shapes of
-// bench/attention_vs_sdpa.py its busiest SM gets 0-0.5 % over the mean, where
-// head by head (each head's tiles last to first) gave 1-7 % (a model of 132 SMs,
-// tests/attention_order_test.cpp). A persistent grid's fixed stride left blocks
-// up to 3× apart on the head-by-head order (bench/notes/cuda_attention.md Run 7).
+// (a list schedule): head by head, each head's query tiles last to first. With a
+// causal mask the units' costs differ up to q_len / BQ times; a persistent
+// grid's fixed stride over them left blocks up to 3× apart (bench/notes/
+// cuda_attention.md Run 7).
+// HeaviestFirstBytes > 0 (default 0, off) orders the units heaviest first over
+// groups of heads whose K and V fit in that many bytes (ops/attention/
+// unit_order.hpp), which a list schedule balances better: on the shapes of
+// bench/attention_vs_sdpa.py, 24 MiB (half the H100's L2) puts the busiest SM
+// 0.2-1.7 % over the mean where head by head puts it 0.7-7.4 % over (a model of
+// 132 SMs, tests/attention_order_test.cpp); a persistent config deals such units in
+// alternating rounds (core/pipeline.hpp). Built on 2026-12-07 and not yet run on
+// a GPU: an option to time (Run 13), not the default.
 // Calls without a causal mask at head_dim 64 take `non_causal`: a persistent
 // grid (one block per SM, two Q slots: the next unit's Q and first K/V tiles
 // load while a unit ends), 5 stages, 160 + 32 KiB, head by head: H100,
@@ -73,7 +77,7 @@ template <class T, int D> struct sm80_attention_config {
 // flight), so 2 stages left no load in flight ahead of the consumers (hd128 at
 // 0.51-0.54× cuDNN in Run 7, hd64 on 3 stages at 0.69-0.73×).
 template <class T, int D, int BKV_ = 128, int Stages = (D >= 128 ? 3 : 4), int Consumers = 2, bool Persistent = false,
-          bool Turns = true, long long HeaviestFirstBytes = (24LL << 20)>
+          bool Turns = true, long long HeaviestFirstBytes = 0>
 struct sm90_tma_attention_config {
   using atom = wgmma_m64k16<T, 64>;
   using smem_type = T;

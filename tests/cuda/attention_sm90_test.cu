@@ -15,8 +15,9 @@
 // Shapes: odd q_len / kv_len, GQA and MQA, causal with q_len < kv_len and
 // q_len > kv_len (rows without keys), head-major views with padded rows,
 // more units than blocks (each block's resident slots and stage ring wrap),
-// more steps than stages, and a causal call whose heads fill more than one of
-// the heaviest-first order's groups (ops/attention/unit_order.hpp). Runs only where the sm90 policy would.
+// more steps than stages, and a causal call on 8k keys (2 MiB of K/V a head:
+// 18 heads would fill two groups of the heaviest-first order where a config
+// turns it on, ops/attention/unit_order.hpp). Runs only where the sm90 policy would.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -226,8 +227,7 @@ const att_case cases[] = {
     {2, 300, 700, 24, 8, 64, false, true, 8, dtype::f16},     // persistent hd64: 144 units, 6 steps > 5 stages
     {2, 260, 900, 6, 2, 128, true, true, 8, dtype::f16},      // padded head-major, causal, 8 steps
     {2, 70, 90, 6, 3, 128, true, false, 3, dtype::bf16},      // rows 6 bytes apart: the ring only
-    {3, 130, 8192, 6, 6, 64, true, false, 0, dtype::bf16},    // causal, heaviest first: 2 MiB of K/V a head, so
-                                                              // 18 heads in two groups of 9 (24 MiB at most)
+    {3, 130, 8192, 6, 6, 64, true, false, 0, dtype::bf16},    // causal, 8k keys, 18 (batch, head) pairs
 };
 
 TEST(AttentionSm90, TmaAndRingSchedules) {
