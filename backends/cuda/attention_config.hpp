@@ -62,8 +62,9 @@ template <class T, int D> struct sm80_attention_config {
 // unit_order.hpp), which a list schedule balances better: on the shapes of
 // bench/attention_vs_sdpa.py, 24 MiB (half the H100's L2) puts the busiest SM
 // 0.2-1.7 % over the mean where head by head puts it 0.7-7.4 % over (a model of
-// 132 SMs, tests/attention_order_test.cpp); a persistent config deals such units in
-// alternating rounds (core/pipeline.hpp). Built on 2026-12-07 and not yet run on
+// 132 SMs, tests/attention_order_test.cpp); a persistent config deals such units
+// in alternating rounds (core/pipeline.hpp), which balances them in one group
+// only (a budget that holds every head). Built on 2026-12-07 and not yet run on
 // a GPU: an option to time (Run 13), not the default.
 // Calls without a causal mask at head_dim 64 take `non_causal`: a persistent
 // grid (one block per SM, two Q slots: the next unit's Q and first K/V tiles
