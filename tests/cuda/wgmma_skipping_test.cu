@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/one_warpgroup.hpp"
 #include "device_buffer.hpp"
 #include "seed.hpp"
 #include "tessel/core/math.hpp"
@@ -114,21 +115,17 @@ template <class T, int D, int BKV> void expect_skipping(const std::string& what)
                               static_cast<float*>(dout.data()),
                               m,
                               skipping};
-    launch_shape s;
-    s.warps = 4;
-    s.smem_bytes = Case::smem_bytes;
-    cuda::launch<Case, 128>(s, prm, nullptr);
-    const cudaError_t e = cudaDeviceSynchronize();
+    const cudaError_t e = run_one_warpgroup<Case>(prm);
     EXPECT_EQ(e, cudaSuccess) << what << ": " << cudaGetErrorString(e);
     dout.download(out.data(), out.size() * sizeof(float));
     return out;
   };
   for (const hide_keys& m : masks) {
     const std::string name = what + ", visible " + std::to_string(m.visible) + ", diagonal " + std::to_string(m.diagonal);
-    // The keys the policy may skip: the second half, where every row hides it.
+    // The keys the policy may skip (P NaN there, V's rows NaN from there on):
+    // the second half, where every row hides it.
     const int last = m.hidden_from(rows - 1) < 0 ? 0 : m.hidden_from(rows - 1);
     const int skipped_from = last <= half ? half : keys;
-    const int v_from = last <= half ? half : keys;  // V rows past every row's visible keys, by the half
     std::vector<T> p(std::size_t(rows) * keys), p_nan(p.size()), v(std::size_t(keys) * D), v_nan(v.size());
     for (int r = 0; r < rows; ++r)
       for (int c = 0; c < keys; ++c) {
@@ -139,8 +136,8 @@ template <class T, int D, int BKV> void expect_skipping(const std::string& what)
     for (int k = 0; k < keys; ++k)
       for (int d = 0; d < D; ++d) {
         const T x = convert<T>(dist(rng));
-        v[std::size_t(k) * D + d] = k >= v_from ? convert<T>(0.0f) : x;
-        v_nan[std::size_t(k) * D + d] = k >= v_from ? convert<T>(std::nanf("")) : x;
+        v[std::size_t(k) * D + d] = k >= skipped_from ? convert<T>(0.0f) : x;
+        v_nan[std::size_t(k) * D + d] = k >= skipped_from ? convert<T>(std::nanf("")) : x;
       }
     const std::vector<float> plain = run(p, v, m, false), got = run(p_nan, v_nan, m, true);
     double num = 0, den = 0;
@@ -158,8 +155,7 @@ template <class T, int D, int BKV> void expect_skipping(const std::string& what)
     EXPECT_EQ(unwritten, 0) << name << ": the plain mma's O not written (or not finite)";
     EXPECT_LT(std::sqrt(num / den), 1e-6) << name << ": the plain mma against float64";
     EXPECT_EQ(std::memcmp(got.data(), plain.data(), got.size() * sizeof(float)), 0)
-        << name << ": mma_skipping's O not the plain mma's (P NaN from key " << skipped_from << ", V from key "
-        << v_from << ")";
+        << name << ": mma_skipping's O not the plain mma's (P and V NaN from key " << skipped_from << ")";
   }
 }
 

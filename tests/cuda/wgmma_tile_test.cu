@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/one_warpgroup.hpp"
 #include "device_buffer.hpp"
 #include "seed.hpp"
 #include "tessel/cuda/policy_choice.hpp"
@@ -76,11 +77,7 @@ template <class Case, class T> void expect_product(int n, int bk, const std::str
   typename Case::params p{{static_cast<const T*>(da.data()), 64, bk, bk, 1, true},
                           {static_cast<const T*>(db.data()), bk, n, n, 1, true},
                           {static_cast<float*>(dc.data()), 64, n, n, 1, true}};
-  launch_shape s;
-  s.warps = 4;
-  s.smem_bytes = Case::smem_bytes;
-  cuda::launch<Case, 128>(s, p, nullptr);
-  const cudaError_t e = cudaDeviceSynchronize();
+  const cudaError_t e = run_one_warpgroup<Case>(p);
   ASSERT_EQ(e, cudaSuccess) << what << ": " << cudaGetErrorString(e);
   dc.download(c.data(), c.size() * sizeof(float));
   double num = 0, den = 0;
