@@ -26,7 +26,8 @@
 //     takes work units b, b + grid, ... in the op's order (its raster), or,
 //     for an op whose units differ in cost (uneven_units, listed heaviest
 //     first), the b-th of each round of `grid` units, counted from the round's
-//     end in every second round (dealt_unit, core/pipeline.hpp).
+//     end in every second round (dealt_unit, core/pipeline.hpp); the walk is
+//     sm90_unit_walk.hpp.
 //   stream: launched with programmatic stream serialization (launch.hpp):
 //     the kernel may start while the stream's previous kernel runs; every
 //     thread waits for that kernel (griddepcontrol.wait) once the barriers are
@@ -123,6 +124,7 @@
 #include "tessel/cuda/sm90_operand_maps.hpp"
 #include "tessel/cuda/sm90_partials.hpp"
 #include "tessel/cuda/sm90_trace.hpp"
+#include "tessel/cuda/sm90_unit_walk.hpp"
 #include "tessel/cuda/swizzle.hpp"
 #include "tessel/cuda/tensor_map.hpp"
 
@@ -361,81 +363,10 @@ struct sm90_tma_schedule {
   };
   template <class Op> using stage_copy_bytes = copy_bytes<Op, false>;
 
-  // One work unit of this block: the op's unit of pair `pair` (units pair ·
-  // Cluster + rank; `tile`, `layer`: unit pair · Cluster as its tile and
-  // layer); a cluster pair's phantom second unit is a copy of the first, not
-  // stored; `multicast`: the paired operand is shared with the partner's unit.
-  template <class Op> struct unit_of {
-    typename Op::work w;
-    bool store, multicast;
-  };
-  template <class Op>
-  TESSEL_DEVICE static unit_of<Op> unit_at(const typename Op::problem& p, long long pair, int tile, int layer, int rank,
-                                           long long work, int tiles) {
-    if constexpr (Cluster == 1) {
-      return {Op::work_at(p, tile, layer), true, false};
-    } else {
-      const long long first = pair * Cluster;
-      const bool wraps = tile + 1 == tiles, has_second = first + 1 < work;
-      const auto w0 = Op::work_at(p, tile, layer);
-      const auto w1 = has_second ? Op::work_at(p, wraps ? 0 : tile + 1, wraps ? layer + 1 : layer) : w0;
-      return {rank == 0 ? w0 : w1, first + rank < work, Op::paired(w0, w1)};
-    }
-  }
-
-  // This block's work in order, piece by piece (next() until false): its
-  // units whole (steps 0 .. steps − 1), or, with Split, the plan's pieces.
-  // Units go as (tile, layer), divided out of the unit index once and then
-  // stepped by the stride's (tiles, layers): no 64-bit division per unit.
-  // An op with uneven_units (core/pipeline.hpp) on single blocks: rounds dealt
-  // alternately forwards and backwards (dealt_unit), a division per unit.
-  template <class Op> static constexpr bool deals_rounds = uneven_units_of<Op>::value && Cluster == 1 && !Split;
-  template <class Op> struct walker {
-    const typename Op::problem& p;
-    split_plan sp;
-    split_plan::cursor c;
-    long long i, stride, work;
-    int rank, tiles;
-    int tile, layer, step_tiles, step_layers;
-    long long round = 0;  // deals_rounds: this block's units so far (i stays the block's index)
-    TESSEL_DEVICE bool next(unit_of<Op>& un, split_piece& pc) {
-      if constexpr (Split) {
-        if (!sp.next(c, pc)) return false;
-        un = unit_of<Op>{Op::work_at(p, int(pc.unit % tiles), int(pc.unit / tiles)), true, false};
-      } else if constexpr (deals_rounds<Op>) {
-        const long long n = dealt_unit(round++, i, stride);
-        if (n >= work) return false;
-        un = unit_of<Op>{Op::work_at(p, int(n % tiles), int(n / tiles)), true, false};
-        pc = split_piece{n, 0, Op::steps(p, un.w), split_piece::whole, 0};
-      } else {
-        if (i >= (work + Cluster - 1) / Cluster) return false;
-        un = unit_at<Op>(p, i, tile, layer, rank, work, tiles);
-        pc = split_piece{i, 0, Op::steps(p, un.w), split_piece::whole, 0};
-        i += stride;
-        tile += step_tiles;
-        layer += step_layers;
-        if (tile >= tiles) tile -= tiles, ++layer;
-      }
-      return true;
-    }
-  };
-  template <class Op>
-  TESSEL_DEVICE static walker<Op> walk(const typename Op::problem& p, const split_plan& sp, int rank, long long work,
-                                       int tiles, long long first_pair, long long pair_stride) {
-    const long long first = first_pair * Cluster, step = pair_stride * Cluster;
-    return walker<Op>{p,
-                      sp,
-                      sp.first(int(first_pair)),
-                      first_pair,
-                      pair_stride,
-                      work,
-                      rank,
-                      tiles,
-                      int(first % tiles),
-                      int(first / tiles),
-                      int(step % tiles),
-                      int(step / tiles)};
-  }
+  // Which work units this block runs, in order (sm90_unit_walk.hpp).
+  using unit_walk = sm90_unit_walk<Cluster, Split>;
+  template <class Op> using unit_of = typename unit_walk::template unit<Op>;
+  template <class Op> using walker = typename unit_walk::template walker<Op>;
 
   template <class Op, class Ctx> TESSEL_DEVICE static void run(Ctx& ctx, const params<Op>& pp) {
     TESSEL_SM90_SPANNED(if (ctx.thread() == 0) sm90_spans::entry();)
@@ -489,7 +420,7 @@ struct sm90_tma_schedule {
         constexpr std::uint32_t bytes = stage_copy_bytes<Op>::value;
         int s = 0, phase = 0;
         TESSEL_SM90_TRACED(sm90_trace::rec tr; tr.begin(0);)
-        walker<Op> units = walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride);
+        walker<Op> units = unit_walk::template walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride);
         unit_of<Op> un;
         split_piece pc;
         for (long long mine = 0; units.next(un, pc); ++mine) {
@@ -569,8 +500,8 @@ struct sm90_tma_schedule {
     const bool loader = self_load && ctx.thread() == 0;
     auto copies = [&] {
       if constexpr (self_load) {
-        self_loader<Op, Full, Empty, Stage> l{pp, full, empty, stage,
-                                              walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride)};
+        self_loader<Op, Full, Empty, Stage> l{
+            pp, full, empty, stage, unit_walk::template walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride)};
         if (loader) l.start();
         __syncwarp();
         return l;
@@ -603,7 +534,7 @@ struct sm90_tma_schedule {
     int s = 0, phase = 0, turn_phase = 0;
     TESSEL_SM90_TRACED(sm90_trace::rec tr; if (ctx.warp() % 4 == 0 && u.lane() == 0 && me < 2) tr.begin(1 + me);
                        out.tr = &tr;)
-    walker<Op> units = walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride);
+    walker<Op> units = unit_walk::template walk<Op>(p, sp, rank, work, tiles, first_pair, pair_stride);
     unit_of<Op> un;
     split_piece pc;
     TESSEL_SM90_SPANNED(sm90_spans::rec spans; if (thread == 0) spans.start();)
