@@ -17,7 +17,10 @@
 // more units than blocks (each block's resident slots and stage ring wrap),
 // more steps than stages, and a causal call on 8k keys (2 MiB of K/V a head:
 // 18 heads would fill two groups of the heaviest-first order where a config
-// turns it on, ops/attention/unit_order.hpp). Runs only where the sm90 policy would.
+// turns it on, ops/attention/unit_order.hpp). Causal calls also run two
+// configs that order the units otherwise (heaviest first; dealt to a
+// persistent grid): each must match float64 and the default order bit for bit.
+// Runs only where the sm90 policy would.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -26,6 +29,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "device_buffer.hpp"
@@ -118,6 +122,22 @@ void check(const att_case& c, const char* what, const outcome& got, const layout
   EXPECT_LT(lse_err, 1e-3) << what << " " << describe(c) << ": LSE vs float64";
 }
 
+// The causal units heaviest first (ops/attention/unit_order.hpp) in groups of
+// 4 MiB of K/V (the 8k-key case: two K/V heads a group, nine groups), one
+// block per unit; and at head_dim 64, one group dealt to a persistent grid in
+// alternating rounds (core/pipeline.hpp dealt_unit). Neither is the library's
+// default; both are configs a user may pick (bench/notes/cuda_attention.md Run 13).
+struct sm90_heaviest_first : cuda::sm90 {
+  template <class T, int D>
+  using attention_config = cuda::sm90_tma_attention_config<T, D, 128, (D >= 128 ? 3 : 4), 2, false, true, (4LL << 20)>;
+};
+struct sm90_dealt : cuda::sm90 {
+  template <class T, int D>
+  using attention_config =
+      std::conditional_t<(D < 128), cuda::sm90_tma_attention_config<T, D, 128, 5, 2, true, true, (1LL << 60)>,
+                         cuda::sm90_tma_attention_config<T, D>>;  // (run at head_dim 64 only)
+};
+
 void expect_paths(const att_case& c) {
   if (!support::device_available()) GTEST_SKIP() << "no CUDA device";
   using probe = ops::attention_kernel<cuda::sm90, bf16, 128>;
@@ -203,6 +223,12 @@ void expect_paths(const att_case& c) {
   struct ring_tag {
     using type = cuda::sm90_ring_attention;
   };
+  struct heaviest_first_tag {
+    using type = sm90_heaviest_first;
+  };
+  struct dealt_tag {
+    using type = sm90_dealt;
+  };
   bool tma = false;
   ops::attention_dispatch<cuda::sm90>(call, cuda::attention_tma_applies{tma});
   const bool describable = (c.pad * 2) % 16 == 0;
@@ -215,6 +241,18 @@ void expect_paths(const att_case& c) {
   const outcome api = run(tma_tag{}, true);
   EXPECT_EQ(std::memcmp(api.out.data(), direct.out.data(), api.out.size() * 2), 0)
       << describe(c) << ": the API did not take the TMA schedule";
+  if (!c.causal) return;  // (the unit orders below apply to causal calls only)
+  // The same units in another order (and, dealt, on a persistent grid) compute
+  // the same values: bit for bit the default order's.
+  const auto same_as_direct = [&](const char* what, const outcome& o) {
+    check(c, what, o, lq, ref, inside);
+    EXPECT_EQ(std::memcmp(o.out.data(), direct.out.data(), o.out.size() * 2), 0)
+        << what << " " << describe(c) << ": out differs from the head-by-head order's";
+    EXPECT_EQ(std::memcmp(o.lse.data(), direct.lse.data(), o.lse.size() * 4), 0)
+        << what << " " << describe(c) << ": LSE differs from the head-by-head order's";
+  };
+  same_as_direct("heaviest first", run(heaviest_first_tag{}, false));
+  if (c.head_dim < 128) same_as_direct("dealt", run(dealt_tag{}, false));
 }
 
 const att_case cases[] = {
