@@ -51,34 +51,41 @@ template <class T, int D> struct sm80_attention_config {
 // and LSE are stored through the policy (any strides). Needs operands a tensor
 // map can describe (16-byte aligned base and strides); other calls take the
 // ring configuration below (attention.cu).
-// Grid: one block per work unit (not persistent), so one resident Q slot. The
-// hardware's block scheduler hands each free SM the next unit in the op's order
-// (a list schedule): head by head, each head's query tiles last to first. With a
-// causal mask the units' costs differ up to q_len / BQ times; a persistent
-// grid's fixed stride over them left blocks up to 3× apart (bench/notes/
-// cuda_attention.md Run 7).
-// HeaviestFirstBytes > 0 (default 0, off) orders the units heaviest first over
-// groups of heads whose K and V fit in that many bytes (ops/attention/
-// unit_order.hpp), which a list schedule balances better: on the shapes of
-// bench/attention_vs_sdpa.py, 24 MiB (half the H100's L2) puts the busiest SM
-// 0.2-1.7 % over the mean where head by head puts it 0.7-7.4 % over (a model of
-// 132 SMs, tests/attention_order_test.cpp); a persistent config deals such units
-// in alternating rounds (core/pipeline.hpp), which balances them in one group
-// only (a budget that holds every head). Built on 2026-12-07 and not yet run on
-// a GPU: an option to time (Run 13), not the default.
-// Calls without a causal mask at head_dim 64 take `non_causal`: a persistent
-// grid (one block per SM, two Q slots: the next unit's Q and first K/V tiles
-// load while a unit ends), 5 stages, 160 + 32 KiB, head by head: H100,
-// 2026-12-06, +14 % at seq 1k, +5 % at 4k, level at 16k (Run 9). At head_dim
-// 128 two Q slots leave room for two 128-key stages only; on 64-key stages the
+// Grid, head_dim 128: one block per work unit (not persistent), so one
+// resident Q slot. The hardware's block scheduler hands each free SM the next
+// unit in the op's order (a list schedule): head by head, each head's query
+// tiles last to first. With a causal mask the units' costs differ up to
+// q_len / BQ times; a persistent grid's fixed stride over them left blocks up
+// to 3× apart (bench/notes/cuda_attention.md Run 7). At head_dim 128 two Q
+// slots leave room for two 128-key stages only; on 64-key stages the
 // persistent grid ran 5-20 % slower.
+// Grid, head_dim 64: persistent (one block per SM, two Q slots: the next unit's
+// Q and first K/V tiles load while a unit ends), 5 stages, 160 + 32 KiB. Calls
+// without a causal mask take `non_causal`: head by head on a fixed stride
+// (H100, 2026-12-06, against one block per unit: +14 % at seq 1k, +5 % at 4k,
+// level at 16k; Run 9). Causal calls take the units heaviest first in one
+// group of every head (HeaviestFirstBytes = every_head, ops/attention/
+// unit_order.hpp: level by level, the last query tiles first), dealt in
+// rounds alternately forwards and backwards (core/pipeline.hpp dealt_unit), so
+// each block's units sum to within one unit of the mean. H100, 2026-12-07,
+// four runs against one block per unit head by head (Run 13): +5.6-7.7 % at
+// seq 1k, +1.6-6.4 % at 4k, −0.5 to −1.0 % at 16k (where every level re-reads
+// K/V from HBM: a level's units are different heads).
+// HeaviestFirstBytes between 0 and every_head: groups of heads whose K and V
+// fit in that many bytes. On one block per unit (the hardware's list
+// schedule) the model (tests/attention_order_test.cpp) said 24 MiB groups
+// would shorten the causal tail by 3-6 %; measured (Run 13) they lost 4-5 % at
+// seq 1k (both head_dims) and 4 % at hd 64 16k, 4 MiB groups 2-4 %: not used.
 // Shared memory: Stages × BKV·D·4 bytes of K/V + BQ·D·2 of Q:
-// hd128, BKV 128, 3 stages: 192 + 32 KiB (of 227); hd64, BKV 128, 4 stages:
-// 128 + 16 KiB. A stage is freed one step after its use (its P·V is still in
-// flight), so 2 stages left no load in flight ahead of the consumers (hd128 at
-// 0.51-0.54× cuDNN in Run 7, hd64 on 3 stages at 0.69-0.73×).
-template <class T, int D, int BKV_ = 128, int Stages = (D >= 128 ? 3 : 4), int Consumers = 2, bool Persistent = false,
-          bool Turns = true, long long HeaviestFirstBytes = 0>
+// hd128, BKV 128, 3 stages: 192 + 32 KiB (of 227); hd64, BKV 128, 5 stages
+// and two Q slots: 160 + 32 KiB. A stage is freed one step after its use (its
+// P·V is still in flight), so 2 stages left no load in flight ahead of the
+// consumers (hd128 at 0.51-0.54× cuDNN in Run 7, hd64 on 3 stages at
+// 0.69-0.73×).
+// A HeaviestFirstBytes that holds every head's K and V: one group.
+inline constexpr long long every_head = 1LL << 60;
+template <class T, int D, int BKV_ = 128, int Stages = (D >= 128 ? 3 : 5), int Consumers = 2, bool Persistent = (D < 128),
+          bool Turns = true, long long HeaviestFirstBytes = (D < 128 ? every_head : 0)>
 struct sm90_tma_attention_config {
   using atom = wgmma_m64k16<T, 64>;
   using smem_type = T;

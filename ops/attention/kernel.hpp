@@ -126,11 +126,13 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
   TESSEL_HOST_DEVICE static int layers(const problem& p) { return p.batch; }
   // The units' order (ops/attention/unit_order.hpp): head by head, or, where
   // the config's heaviest_first_bytes > 0, heaviest first over groups of heads
-  // whose K and V fit in that many bytes, for a grid the hardware fills unit by
-  // unit. uneven_units lets a persistent schedule deal them in alternating
-  // rounds (core/pipeline.hpp), which balances costs that fall steadily: one
-  // group (a budget that holds every head); over several groups the plain
-  // stride balanced better in the model (bench/notes/cuda_attention.md Run 13).
+  // whose K and V fit in that many bytes. uneven_units lets a persistent
+  // schedule deal them in alternating rounds (core/pipeline.hpp), which
+  // balances costs that fall steadily: one group (a budget that holds every
+  // head; sm90's causal hd 64 default, +2-8 % at seq 1k-4k on the H100); over
+  // several groups the plain stride balanced better in the model, and on a grid
+  // the hardware fills unit by unit the groups measured slower than head by
+  // head (bench/notes/cuda_attention.md Run 13).
   static constexpr long long heaviest_first_bytes = config::heaviest_first_bytes;
   static constexpr bool uneven_units = heaviest_first_bytes > 0;
   TESSEL_HOST_DEVICE static work work_at(const problem& p, int tile, int b) {

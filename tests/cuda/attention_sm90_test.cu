@@ -4,8 +4,9 @@
 // warpgroups, resident Q slots, 4-D tensor maps over [batch, seq, heads,
 // head_dim]) wherever tensor maps can describe q, k and v, and on the ring
 // schedule with per-warp wgmma (sm90_ring_attention) otherwise; at head_dim 64
-// without a causal mask the TMA schedule runs its config's `non_causal`
-// (persistent, two Q slots), picked by the dispatch. Here both schedules are
+// on a persistent grid (two Q slots): causal calls heaviest first, dealt in
+// alternating rounds, the others its config's `non_causal` (head by head),
+// picked by the dispatch. Here both schedules are
 // launched on the same inputs, as attention.cu launches them, and each is
 // checked against float64 (out: relative Frobenius error within the dtype's
 // tolerance; LSE: absolute error below 1e-3; every element written, nothing
@@ -16,10 +17,11 @@
 // q_len > kv_len (rows without keys), head-major views with padded rows,
 // more units than blocks (each block's resident slots and stage ring wrap),
 // more steps than stages, and a causal call on 8k keys (2 MiB of K/V a head:
-// 18 heads would fill two groups of the heaviest-first order where a config
-// turns it on, ops/attention/unit_order.hpp). Causal calls also run two
-// configs that order the units otherwise (heaviest first; dealt to a
-// persistent grid): each must match float64 and the default order bit for bit.
+// 18 heads fill nine groups of the 4 MiB heaviest-first config below,
+// ops/attention/unit_order.hpp). Causal calls also run configs that order the
+// units otherwise, one block per unit (heaviest first in 4 MiB groups; at
+// head_dim 64, head by head): each must match float64 and the default config
+// bit for bit.
 // Runs only where the sm90 policy would.
 #include <gtest/gtest.h>
 
@@ -29,7 +31,6 @@
 #include <cstring>
 #include <random>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "device_buffer.hpp"
@@ -122,20 +123,19 @@ void check(const att_case& c, const char* what, const outcome& got, const layout
   EXPECT_LT(lse_err, 1e-3) << what << " " << describe(c) << ": LSE vs float64";
 }
 
-// The causal units heaviest first (ops/attention/unit_order.hpp) in groups of
-// 4 MiB of K/V (the 8k-key case: two K/V heads a group, nine groups), one
-// block per unit; and at head_dim 64, one group dealt to a persistent grid in
-// alternating rounds (core/pipeline.hpp dealt_unit). Neither is the library's
-// default; both are configs a user may pick (bench/notes/cuda_attention.md Run 13).
+// Two other orders of the causal units, one block per unit (4 stages at
+// head_dim 64): heaviest first (ops/attention/unit_order.hpp) in groups of
+// 4 MiB of K/V (the 8k-key case: two K/V heads a group, nine groups); and, at
+// head_dim 64, head by head (the default there is one group of every head,
+// dealt to a persistent grid in alternating rounds: core/pipeline.hpp
+// dealt_unit). Configs a user may pick (bench/notes/cuda_attention.md Run 13).
 struct sm90_heaviest_first : cuda::sm90 {
   template <class T, int D>
   using attention_config = cuda::sm90_tma_attention_config<T, D, 128, (D >= 128 ? 3 : 4), 2, false, true, (4LL << 20)>;
 };
-struct sm90_dealt : cuda::sm90 {
+struct sm90_head_by_head : cuda::sm90 {
   template <class T, int D>
-  using attention_config =
-      std::conditional_t<(D < 128), cuda::sm90_tma_attention_config<T, D, 128, 5, 2, true, true, (1LL << 60)>,
-                         cuda::sm90_tma_attention_config<T, D>>;  // (run at head_dim 64 only)
+  using attention_config = cuda::sm90_tma_attention_config<T, D, 128, (D >= 128 ? 3 : 4), 2, false, true, 0>;
 };
 
 void expect_paths(const att_case& c) {
@@ -226,8 +226,8 @@ void expect_paths(const att_case& c) {
   struct heaviest_first_tag {
     using type = sm90_heaviest_first;
   };
-  struct dealt_tag {
-    using type = sm90_dealt;
+  struct head_by_head_tag {
+    using type = sm90_head_by_head;
   };
   bool tma = false;
   ops::attention_dispatch<cuda::sm90>(call, cuda::attention_tma_applies{tma});
@@ -242,17 +242,17 @@ void expect_paths(const att_case& c) {
   EXPECT_EQ(std::memcmp(api.out.data(), direct.out.data(), api.out.size() * 2), 0)
       << describe(c) << ": the API did not take the TMA schedule";
   if (!c.causal) return;  // (the unit orders below apply to causal calls only)
-  // The same units in another order (and, dealt, on a persistent grid) compute
-  // the same values: bit for bit the default order's.
+  // The same units in another order (or on another grid) compute the same
+  // values: bit for bit the default config's.
   const auto same_as_direct = [&](const char* what, const outcome& o) {
     check(c, what, o, lq, ref, inside);
     EXPECT_EQ(std::memcmp(o.out.data(), direct.out.data(), o.out.size() * 2), 0)
-        << what << " " << describe(c) << ": out differs from the head-by-head order's";
+        << what << " " << describe(c) << ": out differs from the default config's";
     EXPECT_EQ(std::memcmp(o.lse.data(), direct.lse.data(), o.lse.size() * 4), 0)
-        << what << " " << describe(c) << ": LSE differs from the head-by-head order's";
+        << what << " " << describe(c) << ": LSE differs from the default config's";
   };
   same_as_direct("heaviest first", run(heaviest_first_tag{}, false));
-  if (c.head_dim < 128) same_as_direct("dealt", run(dealt_tag{}, false));
+  if (c.head_dim < 128) same_as_direct("head by head", run(head_by_head_tag{}, false));
 }
 
 const att_case cases[] = {
