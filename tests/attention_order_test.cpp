@@ -154,9 +154,9 @@ TEST(AttentionUnitOrder, DealtRoundsCoverEveryUnitOnce) {
 // The shapes of bench/attention_vs_sdpa.py and a few with fewer heads (bf16, 24 MiB groups): under a list
 // schedule on 132 SMs the heaviest-first order's busiest SM ends within 2.5 % of the mean and never later than
 // head by head's, which needs up to 12 % here. (A model of key tiles only: on the H100 these groups on one block
-// per unit ran up to 7 % slower than head by head on five of six causal rows, 1.8 % faster on one; head by head
-// keeps a head's K/V in L2 while its units run — bench/notes/cuda_attention.md Run 13 — so no default uses them;
-// sm90's hd 64 default deals one group.)
+// per unit ran 2.7-5.2 % slower than head by head on four of six causal rows (medians), level on one, 1.8 %
+// faster on one; head by head keeps a head's K/V in L2 while its units run — bench/notes/cuda_attention.md
+// Run 13 — so no default uses them; sm90's hd 64 default deals one group.)
 TEST(AttentionUnitOrder, HeaviestFirstBalancesAListScheduleOfTheCausalTriangle) {
   const order_case shapes[] = {{16, 32, 32, 8, 96}, {4, 32, 32, 32, 24}, {1, 32, 32, 128, 6},   // hd 64
                                {16, 16, 16, 8, 48}, {4, 16, 16, 32, 12}, {1, 16, 16, 128, 3},   // hd 128
