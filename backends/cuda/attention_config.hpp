@@ -74,8 +74,9 @@ template <class T, int D> struct sm80_attention_config {
 // HeaviestFirstBytes between 0 and every_head: groups of heads whose K and V
 // fit in that many bytes. On one block per unit (the hardware's list
 // schedule) the model (tests/attention_order_test.cpp) said 24 MiB groups
-// would shorten the causal tail by 3-6 %; measured (Run 13) they lost 4-5 % at
-// seq 1k (both head_dims) and 4 % at hd 64 16k, 4 MiB groups 2-4 %: not used.
+// would shorten the causal tail by 3-6 %; measured (Run 13, medians at seq
+// 1k / 4k / 16k) they ran −5.2 / −2.7 / −4.0 % at hd 64 and −4.6 / +1.8 / 0.0 %
+// at hd 128, 4 MiB groups (one run) −2.3 / +1.2 / −3.9 % at hd 64: not used.
 // Shared memory: Stages × BKV·D·4 bytes of K/V + BQ·D·2 of Q:
 // hd128, BKV 128, 3 stages: 192 + 32 KiB (of 227); hd64, BKV 128, 5 stages
 // and two Q slots: 160 + 32 KiB. A stage is freed one step after its use (its
