@@ -83,15 +83,20 @@ template <class T, int D> struct sm80_attention_config {
 // P·V is still in flight), so 2 stages left no load in flight ahead of the
 // consumers (hd128 at 0.51-0.54× cuDNN in Run 7, hd64 on 3 stages at
 // 0.69-0.73×).
+// QSlots: Q's resident slots (sm90_tma_schedule's ResidentSlots): two in a
+// persistent grid by default; one lets a persistent grid run head_dim 128 on
+// 3 stages (192 + 32 KiB), the next unit's Q copied while a unit's epilogue
+// runs — an option for a variant (not timed yet, 2026-12-07).
 // A HeaviestFirstBytes that holds every head's K and V: one group.
 inline constexpr long long every_head = 1LL << 60;
-template <class T, int D, int BKV_ = 128, int Stages = (D >= 128 ? 3 : 5), int Consumers = 2, bool Persistent = (D < 128),
-          bool Turns = true, long long HeaviestFirstBytes = (D < 128 ? every_head : 0)>
+template <class T, int D, int BKV_ = 128, int Stages = (D >= 128 ? 3 : 5), int Consumers = 2,
+          bool Persistent = (D < 128), bool Turns = true, long long HeaviestFirstBytes = (D < 128 ? every_head : 0),
+          int QSlots = (Persistent ? 2 : 1)>
 struct sm90_tma_attention_config {
   using atom = wgmma_m64k16<T, 64>;
   using smem_type = T;
   using unit = group_scope<4>;
-  using schedule = sm90_tma_schedule<Stages, Consumers, 1, 0, Persistent>;
+  using schedule = sm90_tma_schedule<Stages, Consumers, 1, 0, Persistent, false, false, QSlots>;
   static constexpr int warps = 4 * Consumers, BQ = 64 * Consumers, BKV = BKV_, stages = Stages;
   static constexpr bool p_in_registers = true, take_turns = Turns;
   using layout_q = swizzle128<BQ, D, true>;
@@ -99,9 +104,9 @@ struct sm90_tma_attention_config {
   using layout_v = swizzle128<BKV, D, true>;
   using layout_p = swizzle128<BQ, BKV, false>;  // unused: P stays in registers
   static constexpr long long heaviest_first_bytes = HeaviestFirstBytes;
-  using non_causal = std::conditional_t<(D < 128 && !Persistent),
-                                        sm90_tma_attention_config<T, D, BKV_, 5, Consumers, true, Turns, 0>,
-                                        sm90_tma_attention_config<T, D, BKV_, Stages, Consumers, Persistent, Turns, 0>>;
+  using non_causal =
+      std::conditional_t<(D < 128 && !Persistent), sm90_tma_attention_config<T, D, BKV_, 5, Consumers, true, Turns, 0>,
+                         sm90_tma_attention_config<T, D, BKV_, Stages, Consumers, Persistent, Turns, 0, QSlots>>;
 };
 
 // sm_90a on the ring schedule (sm90_ring_attention policy): the same kernel on

@@ -63,12 +63,15 @@
 //   epilogue: consumers ──st.shared, fence.proxy.async, bar(1 + unit)──▶ lane 0
 //             ──TMA store (bulk group)──▶ C; wait_group.read 1 before a half's reuse
 //   resident operands (an op with resident_bytes, cooperative units only;
-//             attention's Q): two slots beside the ring; the producer fills
-//             slot n % 2 with unit n's load_resident copies (operands below
-//             Op::resident_operands) once resident_empty[n % 2] says the
-//             consumers are done with unit n − 2 (one arrival per consumer
-//             warp after its last retire<0>); resident_full[n % 2] (count 1 +
-//             bytes) → consumers, waited before the unit's first step.
+//             attention's Q): R = ResidentSlots slots beside the ring; the
+//             producer fills slot n % R with unit n's load_resident copies
+//             (operands below Op::resident_operands) once resident_empty[n % R]
+//             says the consumers are done with unit n − R (one arrival per
+//             consumer warp after its last retire<0>); resident_full[n % R]
+//             (count 1 + bytes) → consumers, waited before the unit's first
+//             step. R = 2 by default in a persistent grid (unit n's copy lands
+//             while unit n − 1 computes), 1 otherwise; a persistent grid with
+//             one slot copies unit n's while unit n − 1 runs its epilogue.
 //   grouped layers (Op::grouped_layers): 4-D maps, layer l = entry
 //             l % layers of group l / layers (attention: head, batch).
 //   Split (an op with split_steps, cooperative single blocks): where units
@@ -152,7 +155,7 @@ template <class Op> struct paired_operand_of<Op, std::void_t<decltype(Op::paired
 };
 
 template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32, bool Persistent = true, bool Split = false,
-          bool PlainStore = false>
+          bool PlainStore = false, int ResidentSlots = (Persistent ? 2 : 1)>
 struct sm90_tma_schedule {
   static_assert(Stages >= 2 && Consumers >= 1, "sm90_tma_schedule: at least two stages and one consumer warpgroup");
   static_assert(Cluster == 1 || Cluster == 2, "sm90_tma_schedule: clusters of 1 or 2 blocks");
@@ -176,9 +179,11 @@ struct sm90_tma_schedule {
                 "sm90_tma_schedule: the register file cannot hold these warpgroups");
 
   // Resident operands (Op::resident_bytes, filled by load_resident once per work
-  // unit): two slots in a persistent grid, so that the next unit's copy lands
-  // while this one computes; one where every block runs one unit.
-  static constexpr int resident_slots = Persistent ? 2 : 1;
+  // unit): by default two slots in a persistent grid, so that the next unit's
+  // copy lands while this one computes; one where every block runs one unit.
+  static_assert(ResidentSlots == 1 || (ResidentSlots == 2 && Persistent),
+                "sm90_tma_schedule: one resident slot, or two in a persistent grid");
+  static constexpr int resident_slots = ResidentSlots;
   template <class Op>
   static constexpr int resident_slot_bytes = (resident_bytes_of<Op>::value + stage_align - 1) / stage_align * stage_align;
   template <class Op> static constexpr bool has_resident = resident_bytes_of<Op>::value > 0;

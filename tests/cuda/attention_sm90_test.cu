@@ -20,8 +20,8 @@
 // 18 heads fill nine groups of the 4 MiB heaviest-first config below,
 // ops/attention/unit_order.hpp). Causal calls also run configs that order the
 // units otherwise, one block per unit (heaviest first in 4 MiB groups; at
-// head_dim 64, head by head): each must match float64 and the default config
-// bit for bit.
+// head_dim 64, head by head), and every call a persistent grid with one Q
+// slot: each must match float64 and the default config bit for bit.
 // Runs only where the sm90 policy would.
 #include <gtest/gtest.h>
 
@@ -137,6 +137,14 @@ struct sm90_head_by_head : cuda::sm90 {
   template <class T, int D>
   using attention_config = cuda::sm90_tma_attention_config<T, D, 128, (D >= 128 ? 3 : 4), 2, false, true, 0>;
 };
+// A persistent grid with one Q slot (the next unit's Q copied once the
+// consumers are done with the unit before) at both head_dims, causal calls
+// dealt in one group; hd 128 fits it in 3 stages (192 + 32 KiB).
+struct sm90_one_q_slot : cuda::sm90 {
+  template <class T, int D>
+  using attention_config =
+      cuda::sm90_tma_attention_config<T, D, 128, (D >= 128 ? 3 : 5), 2, true, true, cuda::every_head, 1>;
+};
 
 void expect_paths(const att_case& c) {
   if (!support::device_available()) GTEST_SKIP() << "no CUDA device";
@@ -229,6 +237,9 @@ void expect_paths(const att_case& c) {
   struct head_by_head_tag {
     using type = sm90_head_by_head;
   };
+  struct one_q_slot_tag {
+    using type = sm90_one_q_slot;
+  };
   bool tma = false;
   ops::attention_dispatch<cuda::sm90>(call, cuda::attention_tma_applies{tma});
   const bool describable = (c.pad * 2) % 16 == 0;
@@ -241,7 +252,6 @@ void expect_paths(const att_case& c) {
   const outcome api = run(tma_tag{}, true);
   EXPECT_EQ(std::memcmp(api.out.data(), direct.out.data(), api.out.size() * 2), 0)
       << describe(c) << ": the API did not take the TMA schedule";
-  if (!c.causal) return;  // (the unit orders below apply to causal calls only)
   // The same units in another order (or on another grid) compute the same
   // values: bit for bit the default config's.
   const auto same_as_direct = [&](const char* what, const outcome& o) {
@@ -251,6 +261,8 @@ void expect_paths(const att_case& c) {
     EXPECT_EQ(std::memcmp(o.lse.data(), direct.lse.data(), o.lse.size() * 4), 0)
         << what << " " << describe(c) << ": LSE differs from the default config's";
   };
+  same_as_direct("one Q slot", run(one_q_slot_tag{}, false));
+  if (!c.causal) return;  // (the unit orders below apply to causal calls only)
   same_as_direct("heaviest first", run(heaviest_first_tag{}, false));
   if (c.head_dim < 128) same_as_direct("head by head", run(head_by_head_tag{}, false));
 }
