@@ -32,7 +32,8 @@
 //                 over groups of heads whose K and V fit in that many bytes (of the
 //                 device's L2), and a persistent schedule deals them in alternating
 //                 rounds (core/pipeline.hpp uneven_units); 0: head by head, each head's
-//                 query tiles last to first (ops/attention/kernel.hpp work_at)
+//                 query tiles last to first (ops/attention/kernel.hpp work_at);
+//                 heaviest_first_all_heads: one group of every head
 //         launch properties the launcher reads (CUDA blocks_per_sm, HIP waves_per_simd)
 // attention_config_of<Cfg, D> reads a config with the defaults filled in and checks it;
 // non_causal_config_of<Cfg> is the config a call without a causal mask runs.
@@ -43,6 +44,9 @@
 #include "tessel/core/scope.hpp"
 
 namespace tessel {
+
+// A heaviest_first_bytes that holds every head's K and V: the units in one group.
+inline constexpr long long heaviest_first_all_heads = 1LL << 60;
 
 namespace contract_detail {
 template <class Cfg, class = void> struct p_in_registers_of {

@@ -13,6 +13,7 @@
 #pragma once
 #include <type_traits>
 
+#include "tessel/core/attention_contract.hpp"
 #include "tessel/core/scope.hpp"
 #include "tessel/cuda/atom/mma_m16n8k16.hpp"
 #include "tessel/cuda/atom/wgmma.hpp"
@@ -64,15 +65,16 @@ template <class T, int D> struct sm80_attention_config {
 // without a causal mask take `non_causal`: head by head on a fixed stride
 // (H100, 2026-12-06, against one block per unit: +14 % at seq 1k, +5 % at 4k,
 // level at 16k; Run 9). Causal calls take the units heaviest first in one
-// group of every head (HeaviestFirstBytes = every_head, ops/attention/
-// unit_order.hpp: level by level, the last query tiles first), dealt in
+// group of every head (HeaviestFirstBytes = heaviest_first_all_heads, core/
+// attention_contract.hpp; ops/attention/unit_order.hpp: level by level, the
+// last query tiles first), dealt in
 // rounds alternately forwards and backwards (core/pipeline.hpp dealt_unit), so
 // each block's units sum to within one unit of the mean. H100, 2026-12-07,
 // four runs against one block per unit head by head (Run 13): +5.6-7.7 % at
 // seq 1k, +1.6-6.4 % at 4k, −0.5 to −1.0 % at 16k (where every level re-reads
 // K/V from HBM: a level's units are different heads).
-// HeaviestFirstBytes between 0 and every_head: groups of heads whose K and V
-// fit in that many bytes. On one block per unit (the hardware's list
+// HeaviestFirstBytes between 0 and heaviest_first_all_heads: groups of heads
+// whose K and V fit in that many bytes. On one block per unit (the hardware's list
 // schedule) the model (tests/attention_order_test.cpp) said 24 MiB groups
 // would shorten the causal tail by 3-6 %; measured (Run 13, medians at seq
 // 1k / 4k / 16k) they ran −5.2 / −2.7 / −4.0 % at hd 64 and −4.6 / +1.8 / 0.0 %
@@ -87,11 +89,9 @@ template <class T, int D> struct sm80_attention_config {
 // persistent grid by default; one lets a persistent grid run head_dim 128 on
 // 3 stages (192 + 32 KiB), the next unit's Q copied while a unit's epilogue
 // runs — an option for a variant (not timed yet, 2026-12-07).
-// A HeaviestFirstBytes that holds every head's K and V: one group.
-inline constexpr long long every_head = 1LL << 60;
 template <class T, int D, int BKV_ = 128, int Stages = (D >= 128 ? 3 : 5), int Consumers = 2,
-          bool Persistent = (D < 128), bool Turns = true, long long HeaviestFirstBytes = (D < 128 ? every_head : 0),
-          int QSlots = (Persistent ? 2 : 1)>
+          bool Persistent = (D < 128), bool Turns = true,
+          long long HeaviestFirstBytes = (D < 128 ? heaviest_first_all_heads : 0), int QSlots = (Persistent ? 2 : 1)>
 struct sm90_tma_attention_config {
   using atom = wgmma_m64k16<T, 64>;
   using smem_type = T;

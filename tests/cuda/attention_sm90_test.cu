@@ -143,7 +143,7 @@ struct sm90_head_by_head : cuda::sm90 {
 struct sm90_one_q_slot : cuda::sm90 {
   template <class T, int D>
   using attention_config =
-      cuda::sm90_tma_attention_config<T, D, 128, (D >= 128 ? 3 : 5), 2, true, true, cuda::every_head, 1>;
+      cuda::sm90_tma_attention_config<T, D, 128, (D >= 128 ? 3 : 5), 2, true, true, heaviest_first_all_heads, 1>;
 };
 
 void expect_paths(const att_case& c) {
