@@ -52,14 +52,21 @@ template <class T, int D> struct sm80_attention_config {
 // and LSE are stored through the policy (any strides). Needs operands a tensor
 // map can describe (16-byte aligned base and strides); other calls take the
 // ring configuration below (attention.cu).
-// Grid, head_dim 128: one block per work unit (not persistent), so one
-// resident Q slot. The hardware's block scheduler hands each free SM the next
-// unit in the op's order (a list schedule): head by head, each head's query
+// Grid, head_dim 128, causal calls: one block per work unit (not persistent),
+// so one resident Q slot. The hardware's block scheduler hands each free SM the
+// next unit in the op's order (a list schedule): head by head, each head's query
 // tiles last to first. With a causal mask the units' costs differ up to
 // q_len / BQ times; a persistent grid's fixed stride over them left blocks up
-// to 3× apart (bench/notes/cuda_attention.md Run 7). At head_dim 128 two Q
-// slots leave room for two 128-key stages only; on 64-key stages the
-// persistent grid ran 5-20 % slower.
+// to 3× apart (bench/notes/cuda_attention.md Run 7; again Run 14: −7 % at seq
+// 1k, −31 % at 16k), and dealt in one heaviest-first group they ran −14 / −9 /
+// −4.5 % at seq 1k / 4k / 16k (Run 14: K/V re-read from HBM, as hd 64 at 16k).
+// At head_dim 128 two Q slots leave room for two 128-key stages only; on
+// 64-key stages the persistent grid ran 5-20 % slower.
+// Grid, head_dim 128, calls without a causal mask (`non_causal`): persistent
+// with one Q slot, 3 stages, 192 + 32 KiB; head by head on the fixed stride
+// (units of equal cost). The next unit's Q is copied while a unit's epilogue
+// runs. H100, 2026-12-08, three runs against one block per unit (Run 14):
+// +6.9-8.5 % at seq 1k, +1.6-2.7 % at 4k, −0.1 to +0.8 % at 16k.
 // Grid, head_dim 64: persistent (one block per SM, two Q slots: the next unit's
 // Q and first K/V tiles load while a unit ends), 5 stages, 160 + 32 KiB. Calls
 // without a causal mask take `non_causal`: head by head on a fixed stride
@@ -86,12 +93,14 @@ template <class T, int D> struct sm80_attention_config {
 // consumers (hd128 at 0.51-0.54× cuDNN in Run 7, hd64 on 3 stages at
 // 0.69-0.73×).
 // QSlots: Q's resident slots (sm90_tma_schedule's ResidentSlots): two in a
-// persistent grid by default; one lets a persistent grid run head_dim 128 on
-// 3 stages (192 + 32 KiB), the next unit's Q copied while a unit's epilogue
-// runs — an option for a variant (not timed yet, 2026-12-07).
+// persistent grid at head_dim 64, else one (at head_dim 128, 3 stages and two
+// slots would not fit). With one slot, copying a unit's first K/V stages before
+// its Q (so that only Q waits for the unit before to retire) measured level
+// (Run 14: −1.3 to +1.6 % at seq 1k): not built.
 template <class T, int D, int BKV_ = 128, int Stages = (D >= 128 ? 3 : 5), int Consumers = 2,
           bool Persistent = (D < 128), bool Turns = true,
-          long long HeaviestFirstBytes = (D < 128 ? heaviest_first_all_heads : 0), int QSlots = (Persistent ? 2 : 1)>
+          long long HeaviestFirstBytes = (D < 128 ? heaviest_first_all_heads : 0),
+          int QSlots = (Persistent && D < 128 ? 2 : 1)>
 struct sm90_tma_attention_config {
   using atom = wgmma_m64k16<T, 64>;
   using smem_type = T;
@@ -104,9 +113,10 @@ struct sm90_tma_attention_config {
   using layout_v = swizzle128<BKV, D, true>;
   using layout_p = swizzle128<BQ, BKV, false>;  // unused: P stays in registers
   static constexpr long long heaviest_first_bytes = HeaviestFirstBytes;
-  using non_causal =
-      std::conditional_t<(D < 128 && !Persistent), sm90_tma_attention_config<T, D, BKV_, 5, Consumers, true, Turns, 0>,
-                         sm90_tma_attention_config<T, D, BKV_, Stages, Consumers, Persistent, Turns, 0, QSlots>>;
+  // Calls without a causal mask: a persistent grid, head by head on the fixed
+  // stride (hd 64: 5 stages and two Q slots; hd 128: the same stages, one slot).
+  using non_causal = sm90_tma_attention_config<T, D, BKV_, (Persistent || D >= 128 ? Stages : 5), Consumers, true,
+                                               Turns, 0, (Persistent ? QSlots : D < 128 ? 2 : 1)>;
 };
 
 // sm_90a on the ring schedule (sm90_ring_attention policy): the same kernel on

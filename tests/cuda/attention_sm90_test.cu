@@ -6,7 +6,8 @@
 // schedule with per-warp wgmma (sm90_ring_attention) otherwise; at head_dim 64
 // on a persistent grid (two Q slots): causal calls heaviest first, dealt in
 // alternating rounds, the others its config's `non_causal` (head by head),
-// picked by the dispatch. Here both schedules are
+// picked by the dispatch; at head_dim 128 causal calls one block per unit, the
+// others `non_causal` (a persistent grid, one Q slot). Here both schedules are
 // launched on the same inputs, as attention.cu launches them, and each is
 // checked against float64 (out: relative Frobenius error within the dtype's
 // tolerance; LSE: absolute error below 1e-3; every element written, nothing
