@@ -57,9 +57,10 @@ template <class T, int D> struct sm80_attention_config {
 // next unit in the op's order (a list schedule): head by head, each head's query
 // tiles last to first. With a causal mask the units' costs differ up to
 // q_len / BQ times; a persistent grid's fixed stride over them left blocks up
-// to 3× apart (bench/notes/cuda_attention.md Run 7; again Run 14: −7 % at seq
-// 1k, −31 % at 16k), and dealt in one heaviest-first group they ran −14 / −9 /
-// −4.5 % at seq 1k / 4k / 16k (Run 14: K/V re-read from HBM, as hd 64 at 16k).
+// to 3× apart (bench/notes/cuda_attention.md Run 7; again Run 14, one run:
+// −7 % at seq 1k, −31 % at 16k), and dealt in one heaviest-first group they ran
+// −14 / −9 / −4.5 % at seq 1k / 4k / 16k (Run 14, three runs; likely K/V
+// re-read from HBM at every level, not measured).
 // At head_dim 128 two Q slots leave room for two 128-key stages only; on
 // 64-key stages the persistent grid ran 5-20 % slower.
 // Grid, head_dim 128, calls without a causal mask (`non_causal`): persistent
