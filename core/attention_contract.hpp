@@ -18,10 +18,11 @@
 //                 fragment is its A fragment (c_feeds_a): P feeds P·V from registers
 //         static constexpr bool keep_scaled_max;  (default true) false: recompute each
 //                 row's c·max every KV tile instead of keeping it in a register
-//         static constexpr bool take_turns;  (default false) the block's two consumer
-//                 units take turns issuing their MMAs (FlashAttention-3's ping-pong:
-//                 one unit's softmax runs while the other's GEMMs do); needs exactly
-//                 two units and the policy's turn_wait / turn_pass (core/tile_ops.hpp)
+//         static constexpr bool take_turns;  (default false) the block's consumer
+//                 units take turns issuing their MMAs, in a ring (FlashAttention-3's
+//                 ping-pong: one unit's softmax runs while the others' GEMMs do); needs
+//                 two or more units and the policy's turn_wait / turn_pass for that
+//                 many (core/tile_ops.hpp)
 //         using non_causal; (default: the config itself) the configuration for calls
 //                 without a causal mask, itself checked as a config: where a schedule
 //                 suits equal-cost units but not the causal triangle's (a persistent
@@ -107,7 +108,7 @@ template <class Cfg, int D> struct attention_config_of {
   static_assert((BQ / units) % atom::M == 0 && BKV % atom::N == 0 && D % atom::N == 0,
                 "attention_config: a unit's rows, BKV and D must be multiples of the atom's M and N");
   static_assert(!p_in_registers || c_feeds_a<atom>(), "attention_config: p_in_registers needs an atom whose C is its A");
-  static_assert(!take_turns || units == 2, "attention_config: take_turns needs exactly two consumer units");
+  static_assert(!take_turns || units >= 2, "attention_config: take_turns needs two or more consumer units");
   static_assert(heaviest_first_bytes >= 0, "attention_config: heaviest_first_bytes is a byte count (0: off)");
   static_assert(Cfg::layout_q::rows == BQ && Cfg::layout_q::cols == D && Cfg::layout_kt::rows == D &&
                     Cfg::layout_kt::cols == BKV && Cfg::layout_v::rows == BKV && Cfg::layout_v::cols == D &&

@@ -333,11 +333,13 @@ struct mma_skipping_of<P, Ctx, C, A, B, Skip,
                                                             std::declval<B>(), 0, 0, std::declval<Skip>(), true))>>
     : std::true_type {};
 
-// Optional, per policy: turn_wait(u) and turn_pass(u), for two consumer units
-// of a block taking turns (an attention config's take_turns): turn_wait blocks
-// unit u until the other unit has passed it the turn; turn_pass hands the turn
-// to the other unit without waiting. Counts must match: each turn_wait of one
-// unit is answered by one turn_pass of the other (sm90: named barriers).
+// Optional, per policy: turn_wait<Units>(u) and turn_pass<Units>(u), for the
+// Units consumer units of a block taking turns in a ring (an attention config's
+// take_turns): turn_wait blocks unit u until the unit before it (u − 1, unit 0
+// after the last) has passed it the turn; turn_pass hands the turn to the next
+// unit without waiting. Counts must match: each turn_wait of one unit is
+// answered by one turn_pass of the unit before (sm90: named barriers, two or
+// three units).
 
 // Optional, per policy: mma_operands(c, a, b, a_row0, b_col0) -> what
 // mma(ctx, c, operands, accumulate) needs of shared A and B (rows a_row0 .. of

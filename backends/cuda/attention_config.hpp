@@ -93,6 +93,10 @@ template <class T, int D> struct sm80_attention_config {
 // P·V is still in flight), so 2 stages left no load in flight ahead of the
 // consumers (hd128 at 0.51-0.54× cuDNN in Run 7, hd64 on 3 stages at
 // 0.69-0.73×).
+// Consumers = 3 (an option at head_dim 64, not timed yet): BQ 192, three
+// warpgroups taking turns in a ring beside the producer (152 registers a
+// consumer lane: no spill at hd 64; at hd 128 O alone takes 64: not tried), 5
+// stages and two Q slots in 160 + 48 KiB — FlashAttention-3's hd 64 block.
 // QSlots: Q's resident slots (sm90_tma_schedule's ResidentSlots): two in a
 // persistent grid at head_dim 64, else one (at head_dim 128, 3 stages and two
 // slots would not fit). With one slot, copying a unit's first K/V stages before
@@ -106,7 +110,8 @@ struct sm90_tma_attention_config {
   using atom = wgmma_m64k16<T, 64>;
   using smem_type = T;
   using unit = group_scope<4>;
-  using schedule = sm90_tma_schedule<Stages, Consumers, 1, 0, Persistent, false, false, QSlots>;
+  // A producer warpgroup beside the consumers, three of them too (Q is resident: never self_load).
+  using schedule = sm90_tma_schedule<Stages, Consumers, 1, 0, Persistent, false, false, QSlots, false>;
   static constexpr int warps = 4 * Consumers, BQ = 64 * Consumers, BKV = BKV_, stages = Stages;
   static constexpr bool p_in_registers = true, take_turns = Turns;
   using layout_q = swizzle128<BQ, D, true>;

@@ -17,11 +17,13 @@
 //     TMA stores in flight (tma_storer, sm90_epilogue_store.hpp): they drain
 //     while the next round is written and the next mainloop runs; a named
 //     barrier per warpgroup orders each half.
-//   Consumers == 3 (self_load): three consumer warpgroups take the register
-//     file (168 registers each, no setmaxnreg) and there is no producer
-//     warpgroup: thread 0 of the consumers copies each stage Stages steps
-//     ahead, right after its own release of it, once `empty` says every
-//     consumer warp has released it (cooperative single blocks only).
+//   Consumers == 3 (self_load, the default there): three consumer warpgroups
+//     take the register file (168 registers each, no setmaxnreg) and there is
+//     no producer warpgroup: thread 0 of the consumers copies each stage Stages
+//     steps ahead, right after its own release of it, once `empty` says every
+//     consumer warp has released it (cooperative single blocks only). With
+//     SelfLoad = false, a producer warpgroup (40 registers) and three consumer
+//     warpgroups (152 each), as above.
 //   grid: persistent (capped at one block per SM by the launcher); block b
 //     takes work units b, b + grid, ... in the op's order (its raster), or,
 //     for an op whose units differ in cost (uneven_units, listed heaviest
@@ -155,7 +157,7 @@ template <class Op> struct paired_operand_of<Op, std::void_t<decltype(Op::paired
 };
 
 template <int Stages, int Consumers, int Cluster = 1, int EpilogueKiB = 32, bool Persistent = true, bool Split = false,
-          bool PlainStore = false, int ResidentSlots = (Persistent ? 2 : 1)>
+          bool PlainStore = false, int ResidentSlots = (Persistent ? 2 : 1), bool SelfLoad = (Consumers == 3)>
 struct sm90_tma_schedule {
   static_assert(Stages >= 2 && Consumers >= 1, "sm90_tma_schedule: at least two stages and one consumer warpgroup");
   static_assert(Cluster == 1 || Cluster == 2, "sm90_tma_schedule: clusters of 1 or 2 blocks");
@@ -166,11 +168,16 @@ struct sm90_tma_schedule {
   // run() waits for the stream's previous kernel itself (arch/grid_dependency.hpp)
   // before it touches global memory, so the launcher may start it early.
   static constexpr bool waits_for_predecessor = true;
-  static constexpr int producer_registers = 40, consumer_registers = 232;
-  // Three consumer warpgroups hold the register file alone (3 × 128 lanes ×
-  // 168 registers; a fourth warpgroup would cap every lane at 128, too few
-  // for a 64 × 256 fp32 accumulator): they load their own stages (self_load).
-  static constexpr bool self_load = Consumers == 3;
+  // Three consumer warpgroups hold the register file alone by default (3 × 128
+  // lanes × 168 registers; a fourth warpgroup would cap every lane at 128, too
+  // few for a 64 × 256 fp32 accumulator): they load their own stages
+  // (self_load). SelfLoad = false keeps the producer warpgroup beside three
+  // consumers, on 40 + 3 × 152 registers a lane (of 4 × 128 at launch; the
+  // producer spilled on 32): for an op whose consumers need no more, e.g.
+  // attention at head_dim 64 (FlashAttention-3's arrangement there).
+  static constexpr bool self_load = SelfLoad;
+  static_assert(!SelfLoad || Consumers == 3, "sm90_tma_schedule: consumers load their own stages only as three");
+  static constexpr int producer_registers = 40, consumer_registers = Consumers == 3 ? 152 : 232;
 
   template <class Op> using params = tma_params<typename Op::problem, Op::operand_count>;
   template <class Op> static constexpr int warps = 4 * (self_load ? Consumers : 1 + Consumers);

@@ -169,19 +169,26 @@ struct sm90_tile_ops : sm80_tile_ops {
   using sm80_tile_ops::mma_wait;
   using sm80_tile_ops::store;
 
-  // ---- turns (optional, core/tile_ops.hpp): two warpgroup units of a block ------
-  // take turns issuing their MMAs. Unit i waits on named barrier turn_barrier + i
-  // (its own 128 threads bar.sync, the other unit's bar.arrive: 256 in all) and
-  // passes the turn by arriving on the other unit's. Barriers 1 .. 1 + Consumers
+  // ---- turns (optional, core/tile_ops.hpp): the Units warpgroup units of a -------
+  // block (2 or 3) take turns issuing their MMAs, in a ring. Unit i waits on named
+  // barrier 16 − Units + i (its own 128 threads bar.sync, the unit before's
+  // bar.arrive: 256 in all) and passes the turn by arriving on the next unit's
+  // (14 and 15 for two units, 13 to 15 for three). Barriers 1 .. 1 + Consumers
   // are the schedule's (epilogue halves, split partials; schedule_sm90.hpp).
-  static constexpr int turn_barrier = 14;
-  template <class U> TESSEL_DEVICE static void turn_wait(U& u) {
-    static_assert(U::lanes == 128, "turn_wait: units are warpgroups");
-    arch::named_barrier<256>(turn_barrier + (u.unit_index() & 1));
+  template <int Units> static constexpr int turn_barrier = 16 - Units;
+  template <int Units, class U> TESSEL_DEVICE static void turn_wait(U& u) {
+    static_assert(U::lanes == 128 && (Units == 2 || Units == 3), "turn_wait: two or three warpgroup units");
+    if constexpr (Units == 2) arch::named_barrier<256>(turn_barrier<2> + (u.unit_index() & 1));
+    else arch::named_barrier<256>(turn_barrier<Units> + u.unit_index());
   }
-  template <class U> TESSEL_DEVICE static void turn_pass(U& u) {
-    static_assert(U::lanes == 128, "turn_pass: units are warpgroups");
-    arch::named_barrier_arrive<256>(turn_barrier + 1 - (u.unit_index() & 1));
+  template <int Units, class U> TESSEL_DEVICE static void turn_pass(U& u) {
+    static_assert(U::lanes == 128 && (Units == 2 || Units == 3), "turn_pass: two or three warpgroup units");
+    if constexpr (Units == 2) {
+      arch::named_barrier_arrive<256>(turn_barrier<2> + 1 - (u.unit_index() & 1));
+    } else {
+      const int next = u.unit_index() + 1;
+      arch::named_barrier_arrive<256>(turn_barrier<Units> + (next == Units ? 0 : next));
+    }
   }
 
   // ---- the group-scope wgmma atom (atom/wgmma.hpp) ------------------------------

@@ -232,15 +232,16 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
   TESSEL_HOST_DEVICE static void compute(U& ctx, state& st, const stage& stg, const problem& p, const work& w, int t) {
     const tile_q sq{reinterpret_cast<smem_t*>(st.resident)};
     const int row0 = unit_row0(ctx);  // this unit's rows within the block
-    // Turns (config take_turns, FlashAttention-3's ping-pong): unit 0 and unit 1
-    // issue their MMAs alternately, in blocks {P·V(t − 1), S(t)}: block 0 is S(0),
-    // block n is P·V(n − 1) (n steps). A unit waits for its turn before a block
-    // and passes it after; unit 0 goes first (it skips the wait before block 0)
-    // and unit 1 keeps the turn after block n, so each barrier's waits and
-    // arrivals match within a work unit. The stage's full wait lies inside a
-    // block; its producer does not wait for the consumers' turns.
+    // Turns (config take_turns, FlashAttention-3's ping-pong): the units issue
+    // their MMAs in turn, unit 0, 1, .., units − 1, 0, .., in blocks
+    // {P·V(t − 1), S(t)}: block 0 is S(0), block n is P·V(n − 1) (n steps). A
+    // unit waits for its turn before a block and passes it to the next after;
+    // unit 0 goes first (it skips the wait before block 0) and the last unit
+    // keeps the turn after block n, so each barrier's waits and arrivals match
+    // within a work unit. The stage's full wait lies inside a block; its
+    // producer does not wait for the consumers' turns.
     if constexpr (turns)
-      if (t == 0 && ctx.unit_index() != 0) P::turn_wait(ctx);
+      if (t == 0 && ctx.unit_index() != 0) P::template turn_wait<units>(ctx);
     const int shift = p.kv_len - p.q_len;
     const int kv0 = t * BKV, qrow0 = w.q0 + row0;
     const int kv_len = p.kv_len;
@@ -266,7 +267,7 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
       P::zero(sc);
       P::mma(ctx, sc, sq, stg.kt, row0, 0);
     }
-    if constexpr (turns) P::turn_pass(ctx);
+    if constexpr (turns) P::template turn_pass<units>(ctx);
     // S is complete, and so is the previous step's P·V into O (the softmax rescales O).
     P::template mma_wait<0>(sc);
     P::template mma_wait<0>(st.o);
@@ -277,10 +278,10 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
     if constexpr (p_regs) {
       rt_a<atom, WQ, BKV> pa;
       P::relayout(ctx, pa, sc);
-      if constexpr (turns) P::turn_wait(ctx);
+      if constexpr (turns) P::template turn_wait<units>(ctx);
       mma_pv(ctx, st.o, pa, stg.v, 0, hide, all_visible);
       if constexpr (turns)
-        if (t == w.kv_tiles - 1 && ctx.unit_index() == 0) P::turn_pass(ctx);
+        if (t == w.kv_tiles - 1 && ctx.unit_index() != units - 1) P::template turn_pass<units>(ctx);
     } else {
       static_assert(!turns, "attention: take_turns needs P in registers");
       const tile_p sp{reinterpret_cast<smem_t*>(st.resident + q_bytes)};

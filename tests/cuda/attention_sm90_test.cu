@@ -147,6 +147,17 @@ struct sm90_one_q_slot : cuda::sm90 {
       cuda::sm90_tma_attention_config<T, D, 128, (D >= 128 ? 3 : 5), 2, true, true, heaviest_first_all_heads, 1>;
 };
 
+// Three consumer warpgroups at head_dim 64 (BQ 192, FlashAttention-3's
+// arrangement there) beside the producer, taking turns in a ring of three
+// (schedule SelfLoad = false, 152 registers a consumer lane); head_dim 128 the
+// default config. Other query tiles than the default's (192 rows): checked
+// against float64 only.
+struct sm90_three_consumers : cuda::sm90 {
+  template <class T, int D>
+  using attention_config = std::conditional_t<(D < 128), cuda::sm90_tma_attention_config<T, D, 128, 5, 3>,
+                                              cuda::sm90_tma_attention_config<T, D>>;
+};
+
 void expect_paths(const att_case& c) {
   if (!support::device_available()) GTEST_SKIP() << "no CUDA device";
   using probe = ops::attention_kernel<cuda::sm90, bf16, 128>;
@@ -241,6 +252,9 @@ void expect_paths(const att_case& c) {
   struct one_q_slot_tag {
     using type = sm90_one_q_slot;
   };
+  struct three_consumers_tag {
+    using type = sm90_three_consumers;
+  };
   bool tma = false;
   ops::attention_dispatch<cuda::sm90>(call, cuda::attention_tma_applies{tma});
   const bool describable = (c.pad * 2) % 16 == 0;
@@ -263,6 +277,7 @@ void expect_paths(const att_case& c) {
         << what << " " << describe(c) << ": LSE differs from the default config's";
   };
   same_as_direct("one Q slot", run(one_q_slot_tag{}, false));
+  if (c.head_dim < 128) check(c, "three consumers", run(three_consumers_tag{}, false), lq, ref, inside);
   if (!c.causal) return;  // (the unit orders below apply to causal calls only)
   same_as_direct("heaviest first", run(heaviest_first_tag{}, false));
   if (c.head_dim < 128) same_as_direct("head by head", run(head_by_head_tag{}, false));
