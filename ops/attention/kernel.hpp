@@ -238,8 +238,12 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
     // unit waits for its turn before a block and passes it to the next after;
     // unit 0 goes first (it skips the wait before block 0) and the last unit
     // keeps the turn after block n, so each barrier's waits and arrivals match
-    // within a work unit. The stage's full wait lies inside a block; its
-    // producer does not wait for the consumers' turns.
+    // within a work unit. Not guarded: unit 0's pass after the next work unit's
+    // block 0 must find unit 1 past its wait for block n of this one (sm90's
+    // named barriers count arrivals, they do not queue them); unit 0's epilogue
+    // and the next unit's start lie between, against one softmax of unit 1.
+    // The stage's full wait lies inside a block; its producer does not wait for
+    // the consumers' turns.
     if constexpr (turns)
       if (t == 0 && ctx.unit_index() != 0) P::template turn_wait<units>(ctx);
     const int shift = p.kv_len - p.q_len;
