@@ -6,7 +6,7 @@
 //     units and steps; per step it waits for the stage to be empty, announces
 //     the stage's bytes on its `full` barrier and has the op's load() issue
 //     TMA copies (tma_loader) that complete on that barrier.
-//   warpgroups 1 .. Consumers (232 registers): per step they describe() it
+//   warpgroups 1 .. Consumers (232 registers; 152 as three): per step they describe() it
 //     (the op's work on the stage's addresses: wgmma descriptors), wait on
 //     `full`, run compute() (asynchronous wgmma), retire<1>() the previous step's MMAs
 //     and free that step's stage: one arrival per consumer warp on `empty`.
