@@ -178,17 +178,12 @@ struct sm90_tile_ops : sm80_tile_ops {
   template <int Units> static constexpr int turn_barrier = 16 - Units;
   template <int Units, class U> TESSEL_DEVICE static void turn_wait(U& u) {
     static_assert(U::lanes == 128 && (Units == 2 || Units == 3), "turn_wait: two or three warpgroup units");
-    if constexpr (Units == 2) arch::named_barrier<256>(turn_barrier<2> + (u.unit_index() & 1));
-    else arch::named_barrier<256>(turn_barrier<Units> + u.unit_index());
+    arch::named_barrier<256>(turn_barrier<Units> + u.unit_index());
   }
   template <int Units, class U> TESSEL_DEVICE static void turn_pass(U& u) {
     static_assert(U::lanes == 128 && (Units == 2 || Units == 3), "turn_pass: two or three warpgroup units");
-    if constexpr (Units == 2) {
-      arch::named_barrier_arrive<256>(turn_barrier<2> + 1 - (u.unit_index() & 1));
-    } else {
-      const int next = u.unit_index() + 1;
-      arch::named_barrier_arrive<256>(turn_barrier<Units> + (next == Units ? 0 : next));
-    }
+    const int next = u.unit_index() + 1;
+    arch::named_barrier_arrive<256>(turn_barrier<Units> + (next == Units ? 0 : next));
   }
 
   // ---- the group-scope wgmma atom (atom/wgmma.hpp) ------------------------------

@@ -32,6 +32,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "device_buffer.hpp"
@@ -276,7 +277,8 @@ void expect_paths(const att_case& c) {
     EXPECT_EQ(std::memcmp(o.lse.data(), direct.lse.data(), o.lse.size() * 4), 0)
         << what << " " << describe(c) << ": LSE differs from the default config's";
   };
-  same_as_direct("one Q slot", run(one_q_slot_tag{}, false));
+  // (hd 128 without a mask: the default config already runs one Q slot.)
+  if (c.causal || c.head_dim < 128) same_as_direct("one Q slot", run(one_q_slot_tag{}, false));
   if (c.head_dim < 128) check(c, "three consumers", run(three_consumers_tag{}, false), lq, ref, inside);
   if (!c.causal) return;  // (the unit orders below apply to causal calls only)
   same_as_direct("heaviest first", run(heaviest_first_tag{}, false));
