@@ -338,8 +338,9 @@ struct mma_skipping_of<P, Ctx, C, A, B, Skip,
 // take_turns): turn_wait blocks unit u until the unit before it (u − 1, unit 0
 // after the last) has passed it the turn; turn_pass hands the turn to the next
 // unit without waiting. Counts must match: each turn_wait of one unit is
-// answered by one turn_pass of the unit before (sm90: named barriers, two or
-// three units).
+// answered by one turn_pass of the unit before, and a unit passes again only
+// after it has waited again, so that no pass finds the last one unanswered
+// (sm90: named barriers, two or three units; a barrier counts arrivals).
 
 // Optional, per policy: mma_operands(c, a, b, a_row0, b_col0) -> what
 // mma(ctx, c, operands, accumulate) needs of shared A and B (rows a_row0 .. of

@@ -235,15 +235,15 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
     // Turns (config take_turns, FlashAttention-3's ping-pong): the units issue
     // their MMAs in turn, unit 0, 1, .., units − 1, 0, .., in blocks
     // {P·V(t − 1), S(t)}: block 0 is S(0), block n is P·V(n − 1) (n steps). A
-    // unit waits for its turn before a block and passes it to the next after;
-    // unit 0 goes first (it skips the wait before block 0) and the last unit
-    // keeps the turn after block n, so each barrier's waits and arrivals match
-    // within a work unit. Not guarded: unit 0's pass after the next work unit's
-    // block 0 must find unit 1 past its wait for block n of this one (sm90's
-    // named barriers count arrivals, they do not queue them); unit 0's epilogue
-    // and the next unit's start lie between, against one softmax of unit 1.
-    // The stage's full wait lies inside a block; its producer does not wait for
-    // the consumers' turns.
+    // unit waits for its turn before a block and passes it to the next after.
+    // Unit 0 goes first: it skips the wait before block 0 and waits instead at
+    // the end of its epilogue (finish) for the last unit's pass after block n.
+    // So each barrier's waits and arrivals match within a work unit, and across
+    // work units unit 0's pass after the next one's block 0 comes after unit 1
+    // has waited for block n of this one (sm90's named barriers count arrivals,
+    // they do not queue them: two passes before that wait would complete it
+    // without the waiter). The stage's full wait lies inside a block; its
+    // producer does not wait for the consumers' turns.
     if constexpr (turns)
       if (t == 0 && ctx.unit_index() != 0) P::template turn_wait<units>(ctx);
     const int shift = p.kv_len - p.q_len;
@@ -285,7 +285,7 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
       if constexpr (turns) P::template turn_wait<units>(ctx);
       mma_pv(ctx, st.o, pa, stg.v, 0, hide, all_visible);
       if constexpr (turns)
-        if (t == w.kv_tiles - 1 && ctx.unit_index() != units - 1) P::template turn_pass<units>(ctx);
+        if (t == w.kv_tiles - 1) P::template turn_pass<units>(ctx);
     } else {
       static_assert(!turns, "attention: take_turns needs P in registers");
       const tile_p sp{reinterpret_cast<smem_t*>(st.resident + q_bytes)};
@@ -319,6 +319,10 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
     T* const out = p.out + w.b * p.o_bs + w.head * p.o_hs;
     const gmatrix<T> gout{out, p.q_len, D, p.o_ss, 1, vec16(out, p.o_ss)};
     finish(ctx, p, w.b, w.head, w.q0 + unit_row0(ctx), gout, st.o, st.rows);
+    // Unit 0's wait for the last unit's pass after block n (compute's turns;
+    // a unit without steps took no turns).
+    if constexpr (turns)
+      if (ctx.unit_index() == 0 && w.kv_tiles > 0) P::template turn_wait<units>(ctx);
   }
 
   // gmatrix::vec16 of a (head_dim-contiguous) view: its base and its sequence
