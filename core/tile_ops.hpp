@@ -341,6 +341,7 @@ struct mma_skipping_of<P, Ctx, C, A, B, Skip,
 // answered by one turn_pass of the unit before, and a unit passes again only
 // after it has waited again, so that no pass finds the last one unanswered
 // (sm90: named barriers, two or three units; a barrier counts arrivals).
+// Ops take turns through core/turn_ring.hpp, which keeps both.
 
 // Optional, per policy: mma_operands(c, a, b, a_row0, b_col0) -> what
 // mma(ctx, c, operands, accumulate) needs of shared A and B (rows a_row0 .. of

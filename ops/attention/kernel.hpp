@@ -36,6 +36,7 @@
 #include "tessel/core/pipeline.hpp"
 #include "tessel/core/scope.hpp"
 #include "tessel/core/tile_ops.hpp"
+#include "tessel/core/turn_ring.hpp"
 #include "tessel/ops/attention/unit_order.hpp"
 
 namespace tessel::ops {
@@ -80,6 +81,7 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
   static constexpr bool turns = config::take_turns;
   using unit = typename config::unit;
   static constexpr int units = config::units;
+  using mma_turns = turn_ring<P, (turns ? units : 2)>;  // used only where turns
   static constexpr int BQ = config::BQ, BKV = config::BKV, S = config::stages, WQ = BQ / units;
 
   using tile_q = st<smem_t, typename cfg::layout_q>;
@@ -233,19 +235,12 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
     const tile_q sq{reinterpret_cast<smem_t*>(st.resident)};
     const int row0 = unit_row0(ctx);  // this unit's rows within the block
     // Turns (config take_turns, FlashAttention-3's ping-pong): the units issue
-    // their MMAs in turn, unit 0, 1, .., units − 1, 0, .., in blocks
-    // {P·V(t − 1), S(t)}: block 0 is S(0), block n is P·V(n − 1) (n steps). A
-    // unit waits for its turn before a block and passes it to the next after.
-    // Unit 0 goes first: it skips the wait before block 0 and waits instead at
-    // the end of its epilogue (finish) for the last unit's pass after block n.
-    // So each barrier's waits and arrivals match within a work unit, and across
-    // work units unit 0's pass after the next one's block 0 comes after unit 1
-    // has waited for block n of this one (sm90's named barriers count arrivals,
-    // they do not queue them: two passes before that wait would complete it
-    // without the waiter). The stage's full wait lies inside a block; its
-    // producer does not wait for the consumers' turns.
+    // their MMAs in turn (core/turn_ring.hpp), in blocks {P·V(t − 1), S(t)}:
+    // block 0 is S(0), block n is P·V(n − 1) (n steps: n + 1 blocks), and
+    // finish() ends the work unit's turns. The stage's full wait lies inside a
+    // block; its producer does not wait for the consumers' turns.
     if constexpr (turns)
-      if (t == 0 && ctx.unit_index() != 0) P::template turn_wait<units>(ctx);
+      if (t == 0) mma_turns::begin(ctx, 0);
     const int shift = p.kv_len - p.q_len;
     const int kv0 = t * BKV, qrow0 = w.q0 + row0;
     const int kv_len = p.kv_len;
@@ -271,7 +266,7 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
       P::zero(sc);
       P::mma(ctx, sc, sq, stg.kt, row0, 0);
     }
-    if constexpr (turns) P::template turn_pass<units>(ctx);
+    if constexpr (turns) mma_turns::end(ctx);
     // S is complete, and so is the previous step's P·V into O (the softmax rescales O).
     P::template mma_wait<0>(sc);
     P::template mma_wait<0>(st.o);
@@ -282,10 +277,10 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
     if constexpr (p_regs) {
       rt_a<atom, WQ, BKV> pa;
       P::relayout(ctx, pa, sc);
-      if constexpr (turns) P::template turn_wait<units>(ctx);
+      if constexpr (turns) mma_turns::begin(ctx, t + 1);
       mma_pv(ctx, st.o, pa, stg.v, 0, hide, all_visible);
       if constexpr (turns)
-        if (t == w.kv_tiles - 1) P::template turn_pass<units>(ctx);
+        if (t == w.kv_tiles - 1) mma_turns::end(ctx);
     } else {
       static_assert(!turns, "attention: take_turns needs P in registers");
       const tile_p sp{reinterpret_cast<smem_t*>(st.resident + q_bytes)};
@@ -319,10 +314,7 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
     T* const out = p.out + w.b * p.o_bs + w.head * p.o_hs;
     const gmatrix<T> gout{out, p.q_len, D, p.o_ss, 1, vec16(out, p.o_ss)};
     finish(ctx, p, w.b, w.head, w.q0 + unit_row0(ctx), gout, st.o, st.rows);
-    // Unit 0's wait for the last unit's pass after block n (compute's turns;
-    // a unit without steps took no turns).
-    if constexpr (turns)
-      if (ctx.unit_index() == 0 && w.kv_tiles > 0) P::template turn_wait<units>(ctx);
+    if constexpr (turns) mma_turns::end_of_work(ctx, w.kv_tiles > 0 ? w.kv_tiles + 1 : 0);
   }
 
   // gmatrix::vec16 of a (head_dim-contiguous) view: its base and its sequence
