@@ -14,10 +14,11 @@
 //   unit 0:      [0] pass | wait [1] pass | .. | wait [B−1] pass | wait (end_of_work)
 //   unit i > 0:  wait [0] pass | wait [1] pass | .. | wait [B−1] pass
 //
-// Unit 0's wait before block 0 (of the first work unit nobody would pass it
-// the turn) moves to the end of each work unit, where it takes the last
-// unit's pass after block B − 1: per barrier, a work unit's waits and passes
-// match, and a unit passes again only after it has waited again. That is
+// Unit 0 does not wait before block 0 (in the block's first work unit
+// nobody would pass it the turn); it waits at the end of each work unit
+// instead, for the last unit's pass after block B − 1. So per barrier a work
+// unit's waits and passes match, and a unit passes again only after it has
+// waited again. That is
 // what an arrival-counting barrier (sm90's named barriers) needs: two passes
 // of one unit before the next unit's wait would complete the barrier without
 // that unit, which then runs out of turn and the ring's counts go astray.
