@@ -18,10 +18,10 @@
 // nobody would pass it the turn); it waits at the end of each work unit
 // instead, for the last unit's pass after block B − 1. So per barrier a work
 // unit's waits and passes match, and a unit passes again only after it has
-// waited again. That is
-// what an arrival-counting barrier (sm90's named barriers) needs: two passes
-// of one unit before the next unit's wait would complete the barrier without
-// that unit, which then runs out of turn and the ring's counts go astray.
+// waited again. That is what an arrival-counting barrier (sm90's named
+// barriers) needs: two passes of one unit before the next unit's wait would
+// complete the barrier without that unit, which then runs out of turn and the
+// ring's counts go astray.
 // tests/turn_ring_test.cpp runs the ring on emulated arrival-counting
 // barriers with units that race.
 #pragma once

@@ -81,7 +81,7 @@ template <class P, class T, int D, class Cfg = typename P::template attention_co
   static constexpr bool turns = config::take_turns;
   using unit = typename config::unit;
   static constexpr int units = config::units;
-  using mma_turns = turn_ring<P, (turns ? units : 2)>;  // used only where turns
+  using mma_turns = turn_ring<P, units>;  // named only under `if constexpr (turns)`
   static constexpr int BQ = config::BQ, BKV = config::BKV, S = config::stages, WQ = BQ / units;
 
   using tile_q = st<smem_t, typename cfg::layout_q>;
